@@ -1,0 +1,43 @@
+package dev.sluice;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * At most {@link #permits()} concurrent executions of the annotated CDI bean method(s) across all nodes
+ * sharing the Redis, guarded by the distributed semaphore {@link #value()}.
+ *
+ * <p>Runs at {@code Interceptor.Priority.PLATFORM_BEFORE + 100}, outside {@code @Transactional}.
+ *
+ * @see DistributedSemaphore
+ */
+@Inherited
+@InterceptorBinding
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Bounded {
+
+    /** Semaphore name; also the {@code sluice.semaphore.<name>.*} override prefix. */
+    @Nonbinding
+    String value();
+
+    /** Permits, at least 1; override with {@code sluice.semaphore.<name>.permits}. */
+    @Nonbinding
+    int permits() default 1;
+
+    /** Lease of a permit; override with {@code sluice.semaphore.<name>.lease}. */
+    @Nonbinding
+    String lease() default "60s";
+
+    /** Maximum wait for a permit; override with {@code sluice.semaphore.<name>.max-wait}. */
+    @Nonbinding
+    String maxWait() default "10s";
+}

@@ -1,0 +1,42 @@
+package dev.sluice;
+
+import java.time.Duration;
+
+/**
+ * Proof of holding a {@link DistributedLock}. Close it (try-with-resources) to release.
+ *
+ * <p>Thread-safe; normally used by the acquiring thread only.
+ */
+public interface LockHandle extends AutoCloseable {
+
+    /** The lock key. */
+    String key();
+
+    /**
+     * The fencing token of this acquisition: strictly greater than every token handed out earlier for
+     * the same key. Pass it to the protected resource and have it reject writes carrying a token lower
+     * than one it has already seen.
+     */
+    long fencingToken();
+
+    /**
+     * Whether this handle still holds the lease, as last confirmed by the watchdog or an
+     * {@link #extend} call. {@code false} once the lease was found expired or taken over.
+     */
+    boolean isHeld();
+
+    /**
+     * Sets the remaining lease to {@code lease} if this handle still owns the lock.
+     *
+     * @return {@code false} when the lock was lost (another owner's key is never touched)
+     */
+    boolean extend(Duration lease);
+
+    /**
+     * Releases the lock (the outermost reentrant handle deletes it; inner ones only count down).
+     *
+     * @throws LockLostException when the lease had already been lost; the other owner's lock is untouched
+     */
+    @Override
+    void close();
+}

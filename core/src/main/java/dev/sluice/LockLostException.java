@@ -1,0 +1,22 @@
+package dev.sluice;
+
+/**
+ * A lock or permit lease expired (or was taken over) while its holder still believed it held it.
+ * Code that ran under the lock may have overlapped with another holder; fencing tokens let the
+ * protected resource reject the stale holder's writes.
+ */
+public class LockLostException extends SluiceException {
+    private static final long serialVersionUID = 1L;
+
+    private final String key;
+
+    public LockLostException(String key, String message) {
+        super(message);
+        this.key = key;
+    }
+
+    /** The lock key or semaphore name whose lease was lost. */
+    public String key() {
+        return key;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.sluice;
+
+/**
+ * One held permit of a {@link DistributedSemaphore}; its lease is renewed in the background until it is
+ * closed. Thread-safe.
+ */
+public interface Permit extends AutoCloseable {
+
+    /** The semaphore name. */
+    String name();
+
+    /** Whether the permit's lease is still held, as last confirmed by the watchdog. */
+    boolean isHeld();
+
+    /**
+     * Returns the permit.
+     *
+     * @throws LockLostException when the lease had already expired and the permit was reclaimed
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,33 @@
+package dev.sluice;
+
+/**
+ * One configured rate-limit policy ({@code sluice.limit.<policy>.*}), applied per key.
+ *
+ * <p>Each call is one atomic decision on the store (one Redis round trip on the Redis clock): all
+ * bandwidths of the policy are checked and charged together, or none is. Implementations are
+ * thread-safe.
+ */
+public interface RateLimiter {
+
+    /** The policy name. */
+    String policy();
+
+    /** Takes the policy's configured cost for {@code key} if available; never blocks. */
+    RateLimitDecision tryAcquire(String key);
+
+    /** Takes {@code cost} tokens for {@code key} if available; never blocks. {@code cost >= 1}. */
+    RateLimitDecision tryAcquire(String key, long cost);
+
+    /**
+     * Takes the configured cost for {@code key} or throws.
+     *
+     * @throws RateLimitExceededException when denied, carrying the decision
+     */
+    default RateLimitDecision acquireOrThrow(String key) {
+        RateLimitDecision decision = tryAcquire(key);
+        if (!decision.allowed()) {
+            throw new RateLimitExceededException(decision);
+        }
+        return decision;
+    }
+}

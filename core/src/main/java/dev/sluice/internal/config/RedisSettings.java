@@ -1,0 +1,76 @@
+package dev.sluice.internal.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where and how to reach Redis ({@code sluice.redis.*}). Immutable. {@link #toString()} never shows the
+ * password.
+ *
+ * @param uri          {@code redis://} or {@code rediss://} URI without credentials (those are split into
+ *                     user/password), empty when Sentinel, Cluster or the in-process store is used
+ * @param sentinels    Sentinel addresses {@code host:port}; non-empty means Sentinel mode
+ * @param masterName   Sentinel master name, required with sentinels
+ * @param clusterNodes Cluster seed nodes {@code host:port}; non-empty means Cluster mode
+ * @param redlockNodes independent masters for Redlock locks, as URIs; empty = ordinary locks
+ * @param user         ACL user, may be empty
+ * @param password     password, may be empty; never logged
+ * @param database     database index (standalone/Sentinel), 0 by default
+ * @param tls          whether to use TLS ({@code rediss://})
+ * @param timeout      socket and command timeout
+ * @param pool         connection pool settings
+ */
+public record RedisSettings(
+        Optional<String> uri,
+        List<String> sentinels,
+        Optional<String> masterName,
+        List<String> clusterNodes,
+        List<String> redlockNodes,
+        Optional<String> user,
+        Optional<String> password,
+        int database,
+        boolean tls,
+        Duration timeout,
+        Pool pool) {
+
+    /** Pool settings: {@code sluice.redis.pool.*}. */
+    public record Pool(int maxTotal, int maxIdle, int minIdle, Duration maxWait) {
+        public static final Pool DEFAULT = new Pool(64, 64, 0, Duration.ofMillis(500));
+    }
+
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+    public enum Mode { IN_PROCESS, STANDALONE, SENTINEL, CLUSTER }
+
+    public RedisSettings {
+        sentinels = List.copyOf(sentinels);
+        clusterNodes = List.copyOf(clusterNodes);
+        redlockNodes = List.copyOf(redlockNodes);
+    }
+
+    /** Settings for the in-process store (nothing configured). */
+    public static RedisSettings none() {
+        return new RedisSettings(Optional.empty(), List.of(), Optional.empty(), List.of(), List.of(),
+                Optional.empty(), Optional.empty(), 0, false, DEFAULT_TIMEOUT, Pool.DEFAULT);
+    }
+
+    public Mode mode() {
+        if (!clusterNodes.isEmpty()) {
+            return Mode.CLUSTER;
+        }
+        if (!sentinels.isEmpty()) {
+            return Mode.SENTINEL;
+        }
+        return uri.isPresent() ? Mode.STANDALONE : Mode.IN_PROCESS;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisSettings[mode=" + mode() + ", uri=" + uri.orElse("-") + ", sentinels=" + sentinels
+                + ", masterName=" + masterName.orElse("-") + ", clusterNodes=" + clusterNodes
+                + ", redlockNodes=" + redlockNodes.size() + ", user=" + user.orElse("-")
+                + ", password=" + (password.isPresent() ? "****" : "-") + ", database=" + database
+                + ", tls=" + tls + ", timeout=" + timeout + ", pool=" + pool + "]";
+    }
+}

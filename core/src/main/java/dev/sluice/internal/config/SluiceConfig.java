@@ -1,0 +1,55 @@
+package dev.sluice.internal.config;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Every {@code sluice.*} setting of one application (or one filter, whose init-params win), read once
+ * at startup and validated. Immutable and thread-safe.
+ *
+ * @param redis          Redis connection settings
+ * @param keyPrefix      prefix of every Redis key, default {@code sluice}
+ * @param onRedisFailure rate-limit behaviour when Redis is unreachable, default {@link FailureMode#ALLOW}
+ * @param trustedProxies CIDRs whose forwarding headers are believed, default none
+ * @param headers        which response headers to write, default {@link HeaderMode#IETF}
+ * @param filterEnabled  whether the auto-registered servlet filter is active, default true
+ * @param scripts        {@code sluice.script.<name>} overrides: script name to {@code classpath:} or {@code file:} location
+ * @param policies       rate-limit policies by name (disabled ones included, with {@code enabled=false})
+ * @param locks          {@code sluice.lock.<name>.*} overrides by lock name
+ * @param semaphores     {@code sluice.semaphore.<name>.*} overrides by semaphore name
+ */
+public record SluiceConfig(
+        RedisSettings redis,
+        String keyPrefix,
+        FailureMode onRedisFailure,
+        List<Cidr> trustedProxies,
+        HeaderMode headers,
+        boolean filterEnabled,
+        Map<String, String> scripts,
+        Map<String, PolicyConfig> policies,
+        Map<String, LockSettings> locks,
+        Map<String, LockSettings> semaphores) {
+
+    public static final String DEFAULT_KEY_PREFIX = "sluice";
+
+    public SluiceConfig {
+        trustedProxies = List.copyOf(trustedProxies);
+        scripts = Map.copyOf(scripts);
+        policies = Map.copyOf(policies);
+        locks = Map.copyOf(locks);
+        semaphores = Map.copyOf(semaphores);
+    }
+
+    public Optional<PolicyConfig> policy(String name) {
+        return Optional.ofNullable(policies.get(name));
+    }
+
+    public LockSettings lock(String name) {
+        return locks.getOrDefault(name, LockSettings.NONE);
+    }
+
+    public LockSettings semaphore(String name) {
+        return semaphores.getOrDefault(name, LockSettings.NONE);
+    }
+}
