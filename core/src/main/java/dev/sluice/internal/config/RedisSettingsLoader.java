@@ -139,7 +139,7 @@ final class RedisSettingsLoader {
         if (value.isEmpty()) {
             return List.of();
         }
-        String shown = RedisUri.redact(value.get());
+        String shown = String.join(",", Values.list(value.get()).stream().map(RedisUri::redact).toList());
         List<String> uris = new ArrayList<>();
         Set<String> endpoints = new LinkedHashSet<>();
         for (String item : Values.list(value.get())) {
