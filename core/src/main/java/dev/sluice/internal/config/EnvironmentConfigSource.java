@@ -29,13 +29,21 @@ final class EnvironmentConfigSource implements ConfigSource {
     public Optional<String> get(String key) {
         String value = env.get(key);
         if (value == null) {
-            String sanitized = key.replaceAll("[^A-Za-z0-9]", "_");
-            value = env.get(sanitized);
+            value = env.get(sanitized(key));
             if (value == null) {
-                value = env.get(sanitized.toUpperCase(Locale.ROOT));
+                value = env.get(envName(key));
             }
         }
         return ConfigSources.clean(value);
+    }
+
+    private static String sanitized(String key) {
+        return key.replaceAll("[^A-Za-z0-9]", "_");
+    }
+
+    /** The upper-case variable name MicroProfile Config maps {@code key} to: {@code SLUICE_LIMIT_API_RATE}. */
+    static String envName(String key) {
+        return sanitized(key).toUpperCase(Locale.ROOT);
     }
 
     @Override

@@ -44,12 +44,23 @@ final class MicroProfileConfigSource implements ConfigSource {
         }
     }
 
+    /**
+     * Names listed by the configuration's sources, less the ones a source derives from environment
+     * variables. SmallRye Config lists {@code SLUICE_LIMIT_MY_API_RATE} also as
+     * {@code sluice.limit.my.api.rate}, a guess that would turn policy {@code my-api} into {@code my.api}
+     * (and {@code pool.max-total} into an unknown {@code pool.max.total}). A source that lists a name
+     * together with its environment-variable form is taken to have derived it; such variables still
+     * override keys that are looked up, exactly as in the fallback chain.
+     */
     @Override
     public Set<String> names() {
         Set<String> names = new TreeSet<>();
-        for (String name : config.getPropertyNames()) {
-            if (name.startsWith(ConfigSources.PREFIX)) {
-                names.add(name);
+        for (org.eclipse.microprofile.config.spi.ConfigSource source : config.getConfigSources()) {
+            Set<String> listed = source.getPropertyNames();
+            for (String name : listed) {
+                if (name.startsWith(ConfigSources.PREFIX) && !listed.contains(EnvironmentConfigSource.envName(name))) {
+                    names.add(name);
+                }
             }
         }
         return names;

@@ -126,6 +126,29 @@ class ConfigSourcesTest {
     }
 
     @Test
+    void doesNotTakeMicroProfileGuessesFromEnvironmentVariablesForPolicyNames() throws IOException {
+        // SmallRye lists SLUICE_LIMIT_MY_API_BURST also as sluice.limit.my.api.burst: policy "my.api" would
+        // be invalid, and sluice.redis.pool.max.total an unknown key.
+        writeProperties(tmp, "sluice.limit.my-api.rate=10/1s\n");
+        Path services = tmp.resolve("META-INF/services/org.eclipse.microprofile.config.spi.ConfigSource");
+        Files.createDirectories(services.getParent());
+        Files.writeString(services, FixedEnvironmentSource.class.getName() + "\n");
+        try (URLClassLoader cl = new URLClassLoader(new URL[] {tmp.toUri().toURL()}, getClass().getClassLoader())) {
+            ConfigSource source = ConfigSources.detect(cl, null);
+            try {
+                assertThat(source.names()).contains("sluice.limit.my-api.rate")
+                        .doesNotContain("sluice.limit.my.api.burst", "sluice.redis.pool.max.total");
+                SluiceConfig config = SluiceConfigLoader.load(source);
+                assertThat(config.policies()).containsOnlyKeys("my-api");
+                assertThat(config.policy("my-api").orElseThrow().bandwidths().get(0).capacity()).isEqualTo(9);
+                assertThat(config.redis().pool().maxTotal()).isEqualTo(8);
+            } finally {
+                ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig(cl));
+            }
+        }
+    }
+
+    @Test
     void fallsBackWhenMicroProfileConfigIsAbsent() throws Exception {
         writeProperties(tmp, "sluice.limit.plain.rate=${not.expanded}\nsluice.limit.ok.rate=3/1s\n");
         try (HidingClassLoader cl = new HidingClassLoader(tmp, HidingClassLoader.Mode.NO_MICROPROFILE)) {
