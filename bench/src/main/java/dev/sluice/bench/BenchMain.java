@@ -1,0 +1,171 @@
+package dev.sluice.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The one benchmark command: starts a private {@code redis-server}, runs every comparison round by round
+ * (each library of a scenario back to back, so the ratios compare runs made under the same conditions),
+ * prints the table and rewrites the generated part of {@code docs/performance.md} and its chart.
+ *
+ * <p>Arguments: {@code --mode quick|full}, {@code --docs <dir>}, optionally {@code --only
+ * rate,lock,semaphore,handoff,memory,e2e} and {@code --libraries sluice,bucket4j,redisson,redis-benchmark}
+ * (development aids: the docs are then left alone) and
+ * {@code --fork-arg <jvm option>} (repeatable, e.g. a JFR recording for every fork).
+ */
+public final class BenchMain {
+
+    private static final List<String> RATE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.CEILING);
+    private static final List<String> LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
+    private static final Set<String> PARTS = Set.of("rate", "lock", "semaphore", "handoff", "memory", "e2e");
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Plan plan = Plan.QUICK;
+        Path docs = Path.of("docs");
+        Set<String> only = new LinkedHashSet<>(PARTS);
+        boolean partial = false;
+        List<String> forkArgs = new ArrayList<>();
+        Set<String> libraries = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--mode" -> plan = Plan.named(args[++i]);
+                case "--docs" -> docs = Path.of(args[++i]);
+                case "--only" -> {
+                    only = new LinkedHashSet<>(Arrays.asList(args[++i].split(",")));
+                    if (!PARTS.containsAll(only)) {
+                        throw new IllegalArgumentException("--only takes some of " + PARTS + ", not " + only);
+                    }
+                    partial = true;
+                }
+                case "--fork-arg" -> forkArgs.add(args[++i]);
+                case "--libraries" -> {
+                    libraries = new LinkedHashSet<>(Arrays.asList(args[++i].split(",")));
+                    partial = true;
+                }
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]
+                        + "; usage: --mode quick|full --docs <dir> [--only " + String.join(",", PARTS) + "] [--fork-arg <jvm option>]");
+            }
+        }
+        long started = System.nanoTime();
+        Results results = new Results();
+        List<Scenario> scenarios = scenarios(only, libraries);
+        System.out.println("Sluice benchmarks, " + plan.describe());
+        try (PrivateRedis redis = PrivateRedis.start()) {
+            System.out.println("redis-server " + redis.version() + " on " + redis.uri());
+            JmhRunner jmh = new JmhRunner(plan, redis.uri(), forkArgs);
+            RedisBenchmarkRunner ceiling = new RedisBenchmarkRunner(redis, plan);
+            int runs = plan.rounds() * scenarios.stream().mapToInt(s -> s.libraries().size()).sum();
+            int done = 0;
+            for (int round = 1; round <= plan.rounds(); round++) {
+                for (Scenario scenario : scenarios) {
+                    for (String library : rotate(scenario.libraries(), round - 1)) {
+                        redis.flush();
+                        Measurement m = library.equals(Libraries.CEILING) ? ceiling.run(scenario, round)
+                                : jmh.run(scenario, library, round);
+                        results.add(scenario, m);
+                        done++;
+                        System.out.printf(Locale.ROOT, "[%d/%d %s] round %d %-40s %-16s %,10.0f ops/s  p50 %6.0f µs  p99 %6.0f µs%n",
+                                done, runs, elapsed(started), round, scenario.id(), library,
+                                Arrays.stream(m.opsPerSecond()).average().orElse(Double.NaN),
+                                m.p50Nanos() / 1000.0, m.p99Nanos() / 1000.0);
+                    }
+                }
+                if (only.contains("handoff")) {
+                    for (String library : rotate(select(LOCK_LIBRARIES, libraries), round - 1)) {
+                        redis.flush();
+                        try (LockClient client = LockClient.open(library, redis.uri())) {
+                            Handoff.Result h = Handoff.measure(library, round, client, plan.warmupTime(), plan.handoffTime());
+                            results.handoffs.add(h);
+                            System.out.printf(Locale.ROOT, "[%s] round %d lock hand-off %-10s %,8.0f/s  p50 %6.0f µs  p99 %6.0f µs%n",
+                                    elapsed(started), round, library, h.perSecond(), h.p50Nanos() / 1000.0, h.p99Nanos() / 1000.0);
+                        }
+                    }
+                }
+            }
+            if (only.contains("memory")) {
+                results.memory.addAll(new MemoryFootprint(redis).measure(select(RATE_LIBRARIES.subList(0, 3), libraries)));
+                System.out.println("[" + elapsed(started) + "] memory measured");
+            }
+            Path repository = docs.toAbsolutePath().getParent();
+            if (only.contains("e2e")) {
+                results.endToEnd = new WildFlyEndToEnd(repository).run();
+            }
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+            Environment environment = Environment.describe(plan, redis.version(), repository, elapsed);
+            Report report = new Report(results, environment, "performance.png");
+            System.out.println();
+            System.out.println(environment.text());
+            System.out.println(report.mainTable());
+            System.out.println(report.targetTable());
+            System.out.println(report.handoffTable());
+            System.out.println(report.memoryTable());
+            if (partial) {
+                System.out.println("(--only given: docs/performance.md and its chart left as they were)");
+            } else {
+                Files.createDirectories(docs);
+                new Chart(results).write(docs.resolve("performance.png"), "Loopback Redis " + redis.version()
+                        + ", " + Runtime.getRuntime().availableProcessors() + " cores, " + plan.name() + " run, "
+                        + environment.date() + "; error bars: 95% confidence interval");
+                report.writeInto(docs.resolve("performance.md"));
+                System.out.println("Wrote " + docs.resolve("performance.md") + " and " + docs.resolve("performance.png"));
+            }
+        }
+    }
+
+    /** Every comparison, in the order each round runs them. */
+    static List<Scenario> scenarios(Set<String> only, Set<String> libraries) {
+        List<String> rate = select(RATE_LIBRARIES, libraries);
+        List<String> lock = select(LOCK_LIBRARIES, libraries);
+        List<Scenario> scenarios = new ArrayList<>();
+        if (only.contains("rate")) {
+            for (String keys : List.of("hot", "distinct")) {
+                for (int threads : new int[] {1, 8, 32}) {
+                    scenarios.add(new Scenario(Scenario.Section.RATE_LIMIT, Map.of("keys", keys),
+                            keys.equals("hot") ? "one hot key" : "100,000 keys", threads, rate));
+                }
+            }
+        }
+        if (only.contains("lock")) {
+            for (int threads : new int[] {1, 8, 32}) {
+                scenarios.add(new Scenario(Scenario.Section.LOCK, Map.of("keys", "per-thread"), "key per thread", threads, lock));
+            }
+            for (int threads : new int[] {8, 32}) {
+                scenarios.add(new Scenario(Scenario.Section.LOCK, Map.of("keys", "one"), "one key", threads, lock));
+            }
+        }
+        if (only.contains("semaphore")) {
+            for (int threads : new int[] {1, 8, 32}) {
+                scenarios.add(new Scenario(Scenario.Section.SEMAPHORE, Map.of("permits", "64"), "64 permits", threads, lock));
+            }
+            scenarios.add(new Scenario(Scenario.Section.SEMAPHORE, Map.of("permits", "4"), "4 permits", 32, lock));
+        }
+        return scenarios;
+    }
+
+    private static List<String> select(List<String> all, Set<String> wanted) {
+        return wanted == null ? all : all.stream().filter(wanted::contains).toList();
+    }
+
+    /** Rounds start with a different library each, so no library always runs first (or last) in its scenario. */
+    private static List<String> rotate(List<String> libraries, int by) {
+        List<String> rotated = new ArrayList<>(libraries);
+        java.util.Collections.rotate(rotated, -by);
+        return rotated;
+    }
+
+    private static String elapsed(long started) {
+        long s = (System.nanoTime() - started) / 1_000_000_000L;
+        return String.format(Locale.ROOT, "%d:%02d", s / 60, s % 60);
+    }
+}

@@ -1,0 +1,82 @@
+package dev.sluice.bench;
+
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+import org.openjdk.jmh.annotations.Mode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/** Runs one library in one scenario as one JMH fork and reads back throughput and latency. */
+final class JmhRunner {
+
+    private final Plan plan;
+    private final String redisUri;
+    private final List<String> extraJvmArgs;
+
+    JmhRunner(Plan plan, String redisUri, List<String> extraJvmArgs) {
+        this.plan = plan;
+        this.redisUri = redisUri;
+        this.extraJvmArgs = extraJvmArgs;
+    }
+
+    Measurement run(Scenario scenario, String library, int round) throws IOException, RunnerException {
+        Path latencyFile = Files.createTempFile("sluice-bench-latency", ".txt");
+        try {
+            List<String> jvmArgs = new ArrayList<>(List.of("-Xms512m", "-Xmx512m",
+                    "-D" + BenchEnv.REDIS_URI + "=" + redisUri,
+                    "-D" + Latency.FILE + "=" + latencyFile,
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+            jvmArgs.addAll(extraJvmArgs);
+            ChainedOptionsBuilder options = new OptionsBuilder()
+                    .include(Pattern.quote(scenario.section().benchmark.getName() + "." + scenario.section().method) + "$")
+                    .param("library", library)
+                    .mode(Mode.Throughput)
+                    .timeUnit(TimeUnit.SECONDS)
+                    .threads(scenario.threads())
+                    .forks(1)
+                    .warmupIterations(plan.warmups())
+                    .warmupTime(TimeValue.milliseconds(plan.warmupTime().toMillis()))
+                    .measurementIterations(plan.iterations())
+                    .measurementTime(TimeValue.milliseconds(plan.iterationTime().toMillis()))
+                    .syncIterations(true)
+                    .shouldFailOnError(true)
+                    .verbosity(VerboseMode.SILENT)
+                    .jvmArgsAppend(jvmArgs.toArray(String[]::new));
+            for (Map.Entry<String, String> p : scenario.variant().entrySet()) {
+                options.param(p.getKey(), p.getValue());
+            }
+            Collection<RunResult> results = new Runner(options.build()).run();
+            if (results.size() != 1) {
+                throw new IllegalStateException(scenario.id() + " " + library + ": expected one JMH result, got "
+                        + results.size() + " (a failed fork prints its error above)");
+            }
+            RunResult result = results.iterator().next();
+            List<Double> iterations = new ArrayList<>();
+            for (BenchmarkResult fork : result.getBenchmarkResults()) {
+                for (IterationResult iteration : fork.getIterationResults()) {
+                    iterations.add(iteration.getPrimaryResult().getScore());
+                }
+            }
+            Latency.Summary latency = Latency.Summary.read(latencyFile);
+            return new Measurement(library, round, iterations.stream().mapToDouble(Double::doubleValue).toArray(),
+                    latency.p50Nanos(), latency.p99Nanos());
+        } finally {
+            Files.deleteIfExists(latencyFile);
+        }
+    }
+}

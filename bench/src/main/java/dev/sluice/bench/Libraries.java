@@ -1,0 +1,43 @@
+package dev.sluice.bench;
+
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+
+import java.net.URI;
+
+/** Library names, and the peers' clients set up as their documentation recommends. */
+final class Libraries {
+
+    static final String SLUICE = "sluice";
+    static final String BUCKET4J = "bucket4j";
+    static final String REDISSON = "redisson";
+    /** Not a library: {@code redis-benchmark} running Sluice's gcra.lua by EVALSHA, the one-round-trip ceiling. */
+    static final String CEILING = "redis-benchmark";
+
+    private Libraries() {
+    }
+
+    /** A pooled Jedis client for Bucket4j with the same pool size as Sluice's. */
+    static UnifiedJedis jedis(String redisUri) {
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(BenchEnv.POOL_SIZE);
+        pool.setMaxIdle(BenchEnv.POOL_SIZE);
+        return RedisClient.builder().fromURI(URI.create(redisUri)).poolConfig(pool).build();
+    }
+
+    /**
+     * Redisson's single-server client with its defaults (Netty, pipelined connections) apart from the
+     * pool size, set to the same as the others' (Redisson's default is also 64).
+     */
+    static RedissonClient redisson(String redisUri) {
+        Config config = new Config();
+        config.useSingleServer()
+                .setAddress(redisUri)
+                .setConnectionPoolSize(BenchEnv.POOL_SIZE);
+        return Redisson.create(config);
+    }
+}

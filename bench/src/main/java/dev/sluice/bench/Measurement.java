@@ -1,0 +1,11 @@
+package dev.sluice.bench;
+
+/**
+ * One library's result in one scenario and round.
+ *
+ * @param opsPerSecond throughput of each measured iteration
+ * @param p50Nanos     median latency of one call over the measured iterations
+ * @param p99Nanos     99th percentile latency
+ */
+record Measurement(String library, int round, double[] opsPerSecond, long p50Nanos, long p99Nanos) {
+}

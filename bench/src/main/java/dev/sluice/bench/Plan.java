@@ -1,0 +1,39 @@
+package dev.sluice.bench;
+
+import java.time.Duration;
+
+/**
+ * How long and how often each measurement runs.
+ *
+ * @param name              {@code quick} or {@code full}
+ * @param rounds            times the whole suite is repeated; each round runs every library of a scenario
+ *                          back to back (in rotated order), so each pair is measured under the same load of
+ *                          this shared machine; each round is one fresh JMH fork per library
+ * @param warmups           warm-up iterations per fork
+ * @param warmupTime        length of one warm-up iteration
+ * @param iterations        measured iterations per fork
+ * @param iterationTime     length of one measured iteration
+ * @param handoffTime       length of one hand-off latency run per library and round
+ */
+record Plan(String name, int rounds, int warmups, Duration warmupTime, int iterations, Duration iterationTime,
+            Duration handoffTime) {
+
+    /** A few minutes: one fork per library and scenario, three measured iterations. For development. */
+    static final Plan QUICK = new Plan("quick", 1, 1, Duration.ofSeconds(2), 3, Duration.ofSeconds(1), Duration.ofSeconds(3));
+
+    /** Three rounds (forks) of five measured iterations each: what docs/performance.md is made with. */
+    static final Plan FULL = new Plan("full", 3, 2, Duration.ofSeconds(2), 5, Duration.ofSeconds(2), Duration.ofSeconds(8));
+
+    static Plan named(String name) {
+        return switch (name) {
+            case "quick" -> QUICK;
+            case "full" -> FULL;
+            default -> throw new IllegalArgumentException("--mode must be quick or full, not " + name);
+        };
+    }
+
+    String describe() {
+        return String.format("%s: %d round(s) x (%d x %ds warm-up + %d x %ds measured) per library and scenario",
+                name, rounds, warmups, warmupTime.toSeconds(), iterations, iterationTime.toSeconds());
+    }
+}

@@ -1,0 +1,88 @@
+package dev.sluice.bench;
+
+import redis.clients.jedis.Jedis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The ceiling for one round trip per decision: {@code redis-benchmark} (C, event loop, one connection per
+ * client) calling Sluice's own {@code gcra.lua} by {@code EVALSHA} with the arguments Sluice's engine sends
+ * for the benchmark policy, with as many connections as the JVM benchmarks have threads.
+ */
+final class RedisBenchmarkRunner {
+
+    static final String SCRIPT = "dev/sluice/scripts/gcra.lua";
+
+    private final PrivateRedis redis;
+    private final Plan plan;
+
+    RedisBenchmarkRunner(PrivateRedis redis, Plan plan) {
+        this.redis = redis;
+        this.plan = plan;
+    }
+
+    Measurement run(Scenario scenario, int round) throws IOException, InterruptedException {
+        String sha = loadScript();
+        boolean hot = "hot".equals(scenario.variant().get("keys"));
+        // The key Sluice's engine builds for policy "bench" and key "user-<n>"; __rand_int__ is redis-benchmark's
+        // per-request random number below -r.
+        String key = hot ? "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-0}"
+                : "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-__rand_int__}";
+        long interval = BenchEnv.RATE_PERIOD.toNanos() / 1000 / BenchEnv.RATE_TOKENS;
+        List<String> command = List.of("EVALSHA", sha, "1", key, "1", "1", "1", String.valueOf(interval),
+                String.valueOf(BenchEnv.RATE_TOKENS));
+
+        double rps = 50_000;
+        for (int i = 0; i < plan.warmups(); i++) {
+            rps = once(scenario.threads(), requests(rps, plan.warmupTime().toSeconds()), command)[0];
+        }
+        double[] throughput = new double[plan.iterations()];
+        double p50 = 0;
+        double p99 = 0;
+        for (int i = 0; i < plan.iterations(); i++) {
+            double[] r = once(scenario.threads(), requests(rps, plan.iterationTime().toSeconds()), command);
+            throughput[i] = r[0];
+            p50 += r[1];
+            p99 += r[2];
+        }
+        return new Measurement(Libraries.CEILING, round, throughput,
+                Math.round(p50 / plan.iterations() * 1_000_000), Math.round(p99 / plan.iterations() * 1_000_000));
+    }
+
+    private static long requests(double rps, long seconds) {
+        return Math.max(10_000, Math.round(rps * seconds));
+    }
+
+    /** One redis-benchmark run: requests/s, p50 ms, p99 ms. */
+    private double[] once(int clients, long requests, List<String> command) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
+                String.valueOf(redis.port()), "-c", String.valueOf(clients), "-n", String.valueOf(requests),
+                "-r", String.valueOf(BenchEnv.DISTINCT_KEYS), "--csv"));
+        args.addAll(command);
+        Process process = new ProcessBuilder(args).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (process.waitFor() != 0) {
+            throw new IOException("redis-benchmark failed: " + out);
+        }
+        // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+        String row = out.lines().filter(l -> l.startsWith("\"EVALSHA")).reduce((a, b) -> b)
+                .orElseThrow(() -> new IOException("no result from redis-benchmark: " + out));
+        String[] cells = row.replace("\"", "").split(",");
+        return new double[] {Double.parseDouble(cells[cells.length - 7]), Double.parseDouble(cells[cells.length - 4]),
+                Double.parseDouble(cells[cells.length - 2])};
+    }
+
+    private String loadScript() throws IOException {
+        try (InputStream in = RedisBenchmarkRunner.class.getClassLoader().getResourceAsStream(SCRIPT);
+             Jedis jedis = redis.connect()) {
+            if (in == null) {
+                throw new IOException(SCRIPT + " is not on the class path");
+            }
+            return jedis.scriptLoad(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+}
