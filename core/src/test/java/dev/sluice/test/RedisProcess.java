@@ -101,6 +101,16 @@ public final class RedisProcess implements AutoCloseable {
         return startOnFreePort(true, configLines);
     }
 
+    /** Starts a Sentinel on {@code port}, which must be free (to bring up a sentinel a client already expects). */
+    public static RedisProcess startSentinel(int port, List<String> configLines) {
+        assumeBinary();
+        Path dir = newDirectory(port);
+        RedisProcess redis = new RedisProcess(port, dir, sentinelCommand(port, dir, configLines),
+                passwordIn(configLines));
+        redis.launch();
+        return redis;
+    }
+
     /** A TCP port on 127.0.0.1 that was free a moment ago. */
     public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -321,9 +331,14 @@ public final class RedisProcess implements AutoCloseable {
                 "--bind", "127.0.0.1");
     }
 
-    private static Optional<String> passwordIn(List<String> args) {
-        int i = args.indexOf("--requirepass");
-        return i >= 0 && i + 1 < args.size() ? Optional.of(args.get(i + 1)) : Optional.empty();
+    /** The password of {@code --requirepass <pw>} arguments or a {@code requirepass <pw>} config line. */
+    private static Optional<String> passwordIn(List<String> argsOrConfig) {
+        int i = argsOrConfig.indexOf("--requirepass");
+        if (i >= 0 && i + 1 < argsOrConfig.size()) {
+            return Optional.of(argsOrConfig.get(i + 1));
+        }
+        return argsOrConfig.stream().filter(line -> line.startsWith("requirepass "))
+                .map(line -> line.substring("requirepass ".length()).trim()).findFirst();
     }
 
     private static Path newDirectory(int port) {
