@@ -12,6 +12,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,6 +122,11 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
                         .build())) {
             return action.apply(jedis);
         }
+    }
+
+    /** The index of the node serving {@code key}'s hash slot (slots are split evenly, in node order). */
+    public int nodeOwning(String key) {
+        return JedisClusterCRC16.getSlot(key) * masters / SLOTS;
     }
 
     /** {@code FLUSHALL} on every node. */
