@@ -29,8 +29,8 @@ import java.util.Set;
  * ({@code sluice.redis.sentinels} + {@code sluice.redis.master-name}) or Cluster ({@code sluice.redis.cluster-nodes}),
  * always seen as a {@link UnifiedJedis}.
  *
- * <p>{@link #connect} checks the credentials at once: a Redis that rejects them fails the deployment with a
- * {@link SluiceConfigException}. A Redis that cannot be reached does not: it may simply be down while the
+ * <p>{@link #connect} checks the credentials (and the TLS certificate) at once: a Redis that rejects them fails the
+ * deployment with a {@link SluiceConfigException}. A Redis that cannot be reached does not: it may simply be down while the
  * application deploys, so one WARN is logged and calls fail (and are handled by the caller's failure mode) until it
  * answers. In Sentinel and Cluster mode the client itself cannot be built without reaching a sentinel or a seed
  * node; it is then built by the first {@link #client()} call that can reach one.
@@ -85,8 +85,9 @@ public final class RedisConnector implements AutoCloseable {
      *
      * @throws SluiceConfigException    when Redis rejects the credentials ({@code WRONGPASS}, {@code NOAUTH},
      *                                  {@code NOPERM}), when a password is given to a Redis that has none, when
-     *                                  the sentinels do not monitor {@code sluice.redis.master-name}, or when an
-     *                                  address is malformed
+     *                                  the TLS handshake fails (certificate not trusted or not matching the host),
+     *                                  when the sentinels do not monitor {@code sluice.redis.master-name}, or when
+     *                                  an address is malformed
      * @throws IllegalArgumentException when {@code settings} configure no Redis at all (in-process mode)
      */
     public static RedisConnector connect(RedisSettings settings) {
@@ -283,8 +284,8 @@ public final class RedisConnector implements AutoCloseable {
             builder.database(settings.database());
         }
         if (tls()) {
-            // Jedis checks no host name unless told to; without this any certificate the truststore trusts
-            // would be accepted for any host.
+            // Jedis 7 checks the host name by default, older versions did not; saying so here keeps the check if a
+            // default changes, since without it any certificate the truststore trusts would pass for any host.
             SSLParameters parameters = new SSLParameters();
             parameters.setEndpointIdentificationAlgorithm("HTTPS");
             builder.ssl(true).sslParameters(parameters);

@@ -5,6 +5,7 @@ import dev.sluice.internal.config.RedisSettings;
 
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 
+import javax.net.ssl.SSLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -28,7 +29,8 @@ final class RedisFailures {
     /**
      * The configuration error {@code failure} reveals, if any: credentials Redis rejects ({@code WRONGPASS},
      * {@code NOAUTH}), an ACL user lacking a permission ({@code NOPERM}), a password given to a Redis without one,
-     * or a master name the sentinels do not monitor. Jedis hides the interesting exception among causes and
+     * a failed TLS handshake (untrusted certificate, wrong host name, plain-text port), or a master name the
+     * sentinels do not monitor. Jedis hides the interesting exception among causes and
      * suppressed exceptions (cluster and sentinel start-up try every node), so all of them are searched.
      *
      * @param where the password-free address of the server that answered, for the message
@@ -53,6 +55,12 @@ final class RedisFailures {
             } else if (message.startsWith("NOPERM") || t instanceof JedisAccessControlException) {
                 problem = new SluiceConfigException("sluice.redis.user", "sluice.redis.user: Redis at " + where
                         + " does not let " + user + " run the commands Sluice needs: " + redact(message, settings));
+            } else if (t instanceof SSLException) {
+                String key = addressKey(settings);
+                problem = new SluiceConfigException(key, key + ": the TLS handshake with " + where + " failed ("
+                        + redact(message, settings) + "); the server must speak TLS, and its certificate must be "
+                        + "trusted by the JVM's default truststore (javax.net.ssl.trustStore) and name the host "
+                        + "it is reached by");
             } else if (message.contains("seems to be not monitored")) {
                 problem = new SluiceConfigException("sluice.redis.master-name", settings.masterName().orElse(null),
                         "the name of a master that the sentinels " + settings.sentinels() + " monitor");
@@ -63,6 +71,18 @@ final class RedisFailures {
             }
         }
         return Optional.empty();
+    }
+
+    /** The key holding the addresses Sluice connects to in {@code settings}' mode. */
+    private static String addressKey(RedisSettings settings) {
+        switch (settings.mode()) {
+            case SENTINEL:
+                return "sluice.redis.sentinels";
+            case CLUSTER:
+                return "sluice.redis.cluster-nodes";
+            default:
+                return "sluice.redis.uri";
+        }
     }
 
     /** One line for a log record: the failure and its root causes, with the password (if echoed) masked. */
