@@ -163,6 +163,7 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, B
      * A client for arranging and inspecting (not for the code under test): its connections are named
      * {@value #ADMIN_CLIENT_NAME}, are checked before use so they survive restarts, and start no threads.
      */
+    @SuppressWarnings("deprecation") // ssl(boolean): the JVM's default SSLContext, like the connector under test
     public synchronized UnifiedJedis admin() {
         Backend b = ensureStarted();
         if (admin == null) {

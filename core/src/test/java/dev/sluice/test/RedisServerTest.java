@@ -94,15 +94,17 @@ class RedisServerTest {
 
     @Test
     void extraServersRunWithTheirOwnArguments() throws Exception {
-        try (RedisProcess guarded = RedisProcess.start(List.of("--requirepass", "extra-secret"))) {
+        RedisProcess guarded = RedisProcess.start(List.of("--requirepass", "extra-secret"));
+        try {
             assertThat(guarded.port()).isNotEqualTo(redis.port());
             assertThat(RedisProcess.send(Optional.empty(), guarded.host(), guarded.port(), List.of("GET", "x")))
                     .startsWith("-NOAUTH");
             assertThat(RedisProcess.send(Optional.of("extra-secret"), guarded.host(), guarded.port(),
                     List.of("PING"))).isEqualTo("+PONG");
+        } finally {
             guarded.close();
-            assertThat(guarded.isRunning()).isFalse();
         }
+        assertThat(guarded.isRunning()).isFalse();
     }
 
     private static String ping(int port, int timeoutMillis) {

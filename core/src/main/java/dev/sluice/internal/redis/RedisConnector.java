@@ -270,6 +270,13 @@ public final class RedisConnector implements AutoCloseable {
         return clientConfig(master, withDatabase, true);
     }
 
+    /**
+     * Deprecated {@code ssl(true)} on purpose: its replacement, {@code SslOptions}, builds a new
+     * {@code SSLContext} from the truststore files for every connection, ignoring a default context the
+     * application server installed with {@code SSLContext.setDefault} and re-reading the truststore on each
+     * connect. {@code ssl(true)} uses the JVM's default {@code SSLSocketFactory}.
+     */
+    @SuppressWarnings("deprecation")
     private JedisClientConfig clientConfig(boolean master, boolean withDatabase, boolean withCredentials) {
         int timeout = millis(settings.timeout());
         DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder()

@@ -3,10 +3,12 @@ package dev.sluice.internal.redis;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.RedisSettings.Mode;
 
+import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
@@ -34,7 +36,6 @@ public final class ScriptExecutor {
 
     private final Supplier<UnifiedJedis> client;
     private final Mode mode;
-    private final CommandObjects commands = new CommandObjects();
 
     /**
      * @param client supplies the client for each call (see {@link RedisConnector#client()}, which may throw
@@ -107,7 +108,8 @@ public final class ScriptExecutor {
     }
 
     private void loadOnEveryNode(RedisClusterClient cluster, LuaScript script) {
-        CommandObject<String> load = commands.scriptLoad(script.source());
+        CommandObject<String> load = new CommandObject<>(new CommandArguments(Protocol.Command.SCRIPT)
+                .add(Protocol.Keyword.LOAD).add(script.source()), BuilderFactory.STRING);
         // Replicas get the script too: one may be promoted, and SCRIPT LOAD is not replicated.
         for (ConnectionPool node : cluster.getClusterNodes().values()) {
             try (Connection connection = node.getResource()) {
