@@ -33,7 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  * JVM exits are killed by a shutdown hook, so no {@code redis-server} outlives a test run.
  *
  * <p>Starting needs the {@code redis-server} binary on the {@code PATH}; without it the calling test is skipped
- * (a JUnit assumption with a message saying how to get one).
+ * (a JUnit assumption with a message saying how to get one). Start processes from {@code @BeforeEach} (once, kept
+ * in a static field) rather than {@code @BeforeAll}: Surefire silently drops a class whose {@code @BeforeAll} is
+ * skipped.
  *
  * <p>Thread-safe enough for tests: lifecycle methods are synchronized.
  */

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
+import org.opentest4j.TestAbortedException;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.ConnectionPoolConfig;
@@ -46,6 +47,10 @@ import java.util.Optional;
  * statistics reset ({@code CONFIG RESETSTAT}). When a test fails, the server's log file and its last lines are
  * printed to standard error.
  *
+ * <p>{@link #withArgs} always starts its own process (even when {@code SLUICE_TEST_REDIS_URI} is set), so it needs
+ * the binary; without it every test of the class is skipped with the reason. Arrange server state in {@code @BeforeEach} rather than
+ * {@code @BeforeAll}: Surefire silently drops a class whose {@code @BeforeAll} is skipped.
+ *
  * <p>Not thread-safe for concurrent lifecycle calls; the accessors may be used from any thread.
  */
 public final class RedisServer implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback,
@@ -71,8 +76,8 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, B
     }
 
     /**
-     * A server started with extra {@code redis-server} options, e.g. {@code "--requirepass", "secret"}. Needs the
-     * binary: with {@code SLUICE_TEST_REDIS_URI} or Docker the test class is skipped.
+     * A server started with extra {@code redis-server} options, e.g. {@code "--requirepass", "secret"}. Always a
+     * process of its own, so it needs the binary; without it the tests are skipped.
      */
     public static RedisServer withArgs(String... args) {
         return new RedisServer(Arrays.asList(args));
@@ -83,7 +88,11 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, B
     @Override
     public void beforeAll(ExtensionContext context) {
         startedPerClass = true;
-        ensureStarted();
+        try {
+            ensureStarted();
+        } catch (TestAbortedException unavailable) {
+            // Surefire does not report a class aborted in beforeAll at all; beforeEach skips each test visibly.
+        }
     }
 
     @Override
@@ -277,24 +286,35 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, B
     }
 
     private Backend resolve() {
+        if (!args.isEmpty()) {
+            // Only a process the fixture starts can take extra options, wherever plain tests get their Redis.
+            Assumptions.assumeTrue(RedisProcess.binaryAvailable(), () -> "this test needs a redis-server started "
+                    + "with " + masked(args) + ", which needs the " + RedisProcess.BINARY + " binary on the PATH: "
+                    + RedisProcess.HOW_TO_GET_ONE);
+            return Backend.process(RedisProcess.start(args));
+        }
         String external = System.getenv(URI_VARIABLE);
         if (external != null && !external.isBlank()) {
-            assumeNoArgs(URI_VARIABLE + "=" + external.replaceAll("//[^@/]*@", "//****@"));
             return Backend.external(external.trim());
         }
         if (RedisProcess.binaryAvailable()) {
             return Backend.process(RedisProcess.start(args));
         }
         if (ContainerSupport.present() && ContainerRedisHolder.dockerAvailable()) {
-            assumeNoArgs("the shared redis:7 container");
             return ContainerRedisHolder.backend();
         }
         throw new IllegalStateException("No Redis for tests: " + RedisProcess.HOW_TO_GET_ONE);
     }
 
-    private void assumeNoArgs(String where) {
-        Assumptions.assumeTrue(args.isEmpty(), () -> "this test needs a redis-server started with " + args
-                + ", which the fixture cannot do with " + where + "; put a redis-server binary on the PATH");
+    /** The arguments with the value after {@code --requirepass} hidden. */
+    private static List<String> masked(List<String> args) {
+        List<String> shown = new java.util.ArrayList<>(args);
+        for (int i = 0; i + 1 < shown.size(); i++) {
+            if (shown.get(i).equalsIgnoreCase("--requirepass")) {
+                shown.set(i + 1, "****");
+            }
+        }
+        return shown;
     }
 
     /** Where the server is and, when the fixture started it, the process. */

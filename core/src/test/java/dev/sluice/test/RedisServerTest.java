@@ -86,7 +86,8 @@ class RedisServerTest {
     @Test
     void countsConnectionsByClientName() {
         try (Jedis named = new Jedis(new HostAndPort(redis.host(), redis.port()),
-                DefaultJedisClientConfig.builder().clientName("counted").build())) {
+                DefaultJedisClientConfig.builder().clientName("counted").password(redis.password().orElse(null))
+                        .build())) {
             named.ping();
             assertThat(redis.clientCount("counted")).isEqualTo(1);
         }

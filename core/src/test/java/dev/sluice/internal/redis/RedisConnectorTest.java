@@ -8,7 +8,7 @@ import dev.sluice.test.RedisProcess;
 import dev.sluice.test.RedisServer;
 import dev.sluice.test.RedisStats;
 
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -44,8 +44,8 @@ class RedisConnectorTest {
     @RegisterExtension
     LogCapture logs = new LogCapture();
 
-    @BeforeAll
-    static void createAclUsers() {
+    @BeforeEach
+    void createAclUsers() {
         acl("SETUSER", "app", "on", ">" + APP_PASSWORD, "~*", "&*", "+@all");
         acl("SETUSER", "pinger", "on", ">" + APP_PASSWORD, "~*", "-@all", "+client", "+hello", "+auth");
     }

@@ -7,7 +7,7 @@ import dev.sluice.test.RedisProcess;
 import dev.sluice.test.RedisStats;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -33,8 +33,11 @@ class RedisSentinelConnectorTest {
     private static RedisProcess openSentinel;
     private static RedisProcess guardedSentinel;
 
-    @BeforeAll
-    static void startMasterAndSentinels() {
+    @BeforeEach
+    void startMasterAndSentinelsOnce() {
+        if (master != null) {
+            return;
+        }
         master = RedisProcess.start("--requirepass", PASSWORD);
         openSentinel = RedisProcess.startSentinel(monitorMaster());
         guardedSentinel = RedisProcess.startSentinel(
@@ -48,6 +51,7 @@ class RedisSentinelConnectorTest {
                 process.close();
             }
         }
+        master = null;
     }
 
     @Test

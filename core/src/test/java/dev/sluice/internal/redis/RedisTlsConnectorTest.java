@@ -6,7 +6,7 @@ import dev.sluice.test.RedisProcess;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,8 +40,11 @@ class RedisTlsConnectorTest {
     private static int tlsPort;
     private static Path truststore;
 
-    @BeforeAll
-    static void startTlsRedisWithASelfSignedCertificateFor127001() throws Exception {
+    @BeforeEach
+    void startTlsRedisWithASelfSignedCertificateFor127001Once() throws Exception {
+        if (redis != null) {
+            return;
+        }
         RedisProcess.assumeBinary();
         Path key = dir.resolve("key.pem");
         Path cert = dir.resolve("cert.pem");
@@ -66,6 +69,7 @@ class RedisTlsConnectorTest {
     static void stop() {
         if (redis != null) {
             redis.close();
+            redis = null;
         }
     }
 
