@@ -1,0 +1,14 @@
+package dev.sluice.internal.limit;
+
+/**
+ * A store's answer for one {@link BucketRequest}. Immutable.
+ *
+ * @param allowed     this policy admits the request (it was charged only if every policy of the call admits)
+ * @param remaining   tokens left in the tightest bandwidth
+ * @param tightest    index of the bandwidth with the fewest tokens left
+ * @param waitMicros  denied: microseconds until the request could be admitted, {@code -1} never; admitted:
+ *                    microseconds until one more token is available
+ * @param resetMicros microseconds until the tightest bucket is full again
+ */
+public record BucketOutcome(boolean allowed, long remaining, int tightest, long waitMicros, long resetMicros) {
+}

@@ -1,0 +1,85 @@
+package dev.sluice.internal.limit;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * Rate-limit buckets in this JVM's memory, with the semantics of the Redis store (same GCRA code path,
+ * same all-or-nothing rule). Used when no Redis is configured, and as the reference in tests. Limits are
+ * then local to this JVM.
+ *
+ * <p>Thread-safe: decisions are serialised by one lock, as Redis serialises scripts. Expired buckets are
+ * swept while deciding, so memory follows the number of active keys.
+ */
+public final class InProcessRateLimitStore implements RateLimitStore {
+
+    private static final int SWEEP_EVERY = 4096;
+
+    private record Entry(long tat, long expiresAt) {
+    }
+
+    private final Map<String, Entry> buckets = new ConcurrentHashMap<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final LongSupplier microsClock;
+    private int sinceSweep;
+
+    /** A store on the JVM's wall clock. */
+    public InProcessRateLimitStore() {
+        this(InProcessRateLimitStore::wallClockMicros);
+    }
+
+    /** A store on the given clock (microseconds; must not go backwards by much). */
+    public InProcessRateLimitStore(LongSupplier microsClock) {
+        this.microsClock = microsClock;
+    }
+
+    static long wallClockMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    @Override
+    public List<BucketOutcome> consume(List<BucketRequest> requests) {
+        lock.lock();
+        try {
+            long now = microsClock.getAsLong();
+            if (++sinceSweep >= SWEEP_EVERY) {
+                sweep(now);
+            }
+            return Gcra.decide(now, requests, key -> {
+                Entry e = buckets.get(key);
+                return e == null || e.expiresAt <= now ? Long.MIN_VALUE : e.tat;
+            }, (key, tat, at) -> buckets.put(key, new Entry(tat, expiry(tat, at))));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Same rounding as {@code SET ... PX ceil((tat - now) / 1000)} in the script. */
+    private static long expiry(long tat, long now) {
+        return now + -Math.floorDiv(now - tat, 1000L) * 1000L;
+    }
+
+    private void sweep(long now) {
+        sinceSweep = 0;
+        for (Iterator<Entry> it = buckets.values().iterator(); it.hasNext();) {
+            if (it.next().expiresAt <= now) {
+                it.remove();
+            }
+        }
+    }
+
+    /** Number of buckets held, expired ones not yet swept included (for tests). */
+    int size() {
+        return buckets.size();
+    }
+
+    @Override
+    public void close() {
+        buckets.clear();
+    }
+}
