@@ -17,7 +17,6 @@ import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 
 import javax.net.ssl.SSLParameters;
-import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -322,20 +321,28 @@ public final class RedisConnector implements AutoCloseable {
         return settings.tls() || settings.uri().map(u -> u.regionMatches(true, 0, "rediss:", 0, 7)).orElse(false);
     }
 
+    /**
+     * Host and port of {@code sluice.redis.uri}. Read by hand because {@link java.net.URI} rejects host names
+     * with underscores, common for container service names, and reports no host for them.
+     */
     private HostAndPort standaloneAddress() {
-        String uri = settings.uri().orElseThrow();
+        return uriAddress(settings.uri().orElseThrow());
+    }
+
+    static HostAndPort uriAddress(String uri) {
+        int scheme = uri.indexOf("://");
+        String authority = scheme < 0 ? uri : uri.substring(scheme + 3);
+        authority = authority.substring(authority.lastIndexOf('@') + 1);
+        int slash = authority.indexOf('/');
+        if (slash >= 0) {
+            authority = authority.substring(0, slash);
+        }
+        boolean hasPort = authority.startsWith("[") ? authority.contains("]:") : authority.contains(":");
         try {
-            URI parsed = URI.create(uri);
-            String host = parsed.getHost();
-            if (host == null || host.isEmpty()) {
-                throw new IllegalArgumentException("no host");
-            }
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
-            return new HostAndPort(host, parsed.getPort() < 0 ? 6379 : parsed.getPort());
-        } catch (IllegalArgumentException e) {
-            throw new SluiceConfigException("sluice.redis.uri", uri, "redis://host:port[/db] or rediss://host:port[/db]");
+            return address("sluice.redis.uri", hasPort ? authority : authority + ":6379");
+        } catch (SluiceConfigException e) {
+            throw new SluiceConfigException("sluice.redis.uri", withoutUserInfo(uri),
+                    "redis://[user:password@]host:port[/db] or rediss://... for TLS");
         }
     }
 
