@@ -13,12 +13,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -140,6 +144,26 @@ class ScriptExecutorTest {
             assertThatThrownBy(() -> offline.eval(incr, List.of("k"), List.of("1")))
                     .isInstanceOf(JedisConnectionException.class);
         }
+    }
+
+    @Test
+    void everyBundledScriptCompiles() throws Exception {
+        List<LuaScript> bundled = new ArrayList<>();
+        Enumeration<URL> directories = LuaScript.class.getClassLoader().getResources("dev/sluice/scripts/");
+        while (directories.hasMoreElements()) {
+            try (Stream<Path> files = Files.list(Path.of(directories.nextElement().toURI()))) {
+                files.map(file -> file.getFileName().toString())
+                        .filter(file -> file.endsWith(".lua"))
+                        .map(file -> LuaScript.bundled(file.substring(0, file.length() - ".lua".length())))
+                        .forEach(bundled::add);
+            }
+        }
+        assertThat(bundled).isNotEmpty();
+
+        executor.preload(bundled);
+
+        assertThat(redis.admin().scriptExists(bundled.stream().map(LuaScript::sha).toList()))
+                .containsOnly(true);
     }
 
     @Test
