@@ -17,8 +17,8 @@ import java.util.Set;
  * prints the table and rewrites the generated part of {@code docs/performance.md} and its chart.
  *
  * <p>Arguments: {@code --mode quick|full}, {@code --docs <dir>}, optionally {@code --only
- * rate,lock,semaphore,handoff,memory,e2e} and {@code --libraries sluice,bucket4j,redisson,redis-benchmark}
- * (development aids: the docs are then left alone) and
+ * rate,lock,semaphore,handoff,memory,e2e}, {@code --libraries sluice,bucket4j,redisson,redis-benchmark} and
+ * {@code --threads 1,8,32} (development aids: the docs are then left alone) and
  * {@code --fork-arg <jvm option>} (repeatable, e.g. a JFR recording for every fork).
  */
 public final class BenchMain {
@@ -37,6 +37,7 @@ public final class BenchMain {
         boolean partial = false;
         List<String> forkArgs = new ArrayList<>();
         Set<String> libraries = null;
+        Set<Integer> threadCounts = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--mode" -> plan = Plan.named(args[++i]);
@@ -49,17 +50,26 @@ public final class BenchMain {
                     partial = true;
                 }
                 case "--fork-arg" -> forkArgs.add(args[++i]);
+                case "--threads" -> {
+                    threadCounts = new LinkedHashSet<>();
+                    for (String t : args[++i].split(",")) {
+                        threadCounts.add(Integer.parseInt(t));
+                    }
+                    partial = true;
+                }
                 case "--libraries" -> {
                     libraries = new LinkedHashSet<>(Arrays.asList(args[++i].split(",")));
                     partial = true;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: --mode quick|full --docs <dir> [--only " + String.join(",", PARTS) + "] [--fork-arg <jvm option>]");
+                        + "; usage: --mode quick|full --docs <dir> [--only " + String.join(",", PARTS) + "] [--libraries ...] [--threads ...] [--fork-arg <jvm option>]");
             }
         }
         long started = System.nanoTime();
         Results results = new Results();
-        List<Scenario> scenarios = scenarios(only, libraries);
+        Set<Integer> wantedThreads = threadCounts;
+        List<Scenario> scenarios = scenarios(only, libraries).stream()
+                .filter(s -> wantedThreads == null || wantedThreads.contains(s.threads())).toList();
         System.out.println("Sluice benchmarks, " + plan.describe());
         try (PrivateRedis redis = PrivateRedis.start()) {
             System.out.println("redis-server " + redis.version() + " on " + redis.uri());
