@@ -7,20 +7,41 @@ import redis.clients.jedis.resps.ScanResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Redis memory of one active limiter: every key a library keeps for one limited client, summed with
- * {@code MEMORY USAGE <key> SAMPLES 0} (exact, including the key and its overhead), after the client has
- * spent its whole allowance of {@code tokens} per minute. A GCRA bucket is one number whatever the rate; a
- * sliding log keeps an entry per permit in its window.
+ * Redis memory of the libraries' rate-limit state, measured two ways.
+ *
+ * <ul>
+ *   <li>One limiter: every key a library keeps for one limited client, summed with
+ *       {@code MEMORY USAGE <key> SAMPLES 0} (exact: key name, value, object headers, allocator rounding),
+ *       after the client has spent its whole allowance of {@code n} per minute. A GCRA bucket is one number
+ *       whatever the rate; a sliding log keeps an entry per permit in its window.</li>
+ *   <li>Many limiters: growth of Redis' allocated memory less client buffers and script caches
+ *       ({@code MEMORY STATS}) over {@link #MANY} clients making one request each, divided by their number.
+ *       This also counts what {@code MEMORY USAGE} leaves out: hash table buckets and the expiry entry of
+ *       every key with a TTL.</li>
+ * </ul>
  */
 final class MemoryFootprint {
 
-    /** Limits per minute measured, each spent fully. */
+    /** Limits per minute measured for one limiter, each spent fully. */
     static final long[] RATES = {10, 100, 1_000, 10_000};
 
-    /** One library at one rate: the keys it left and their total size. */
-    record Row(String library, long tokensPerMinute, int keys, long bytes) {
+    /** Clients in the many-limiters measurement. */
+    static final int MANY = 10_000;
+
+    /**
+     * One library at one rate.
+     *
+     * @param limiters how many limiters the bytes are for (1, or {@link #MANY})
+     * @param keys     the Redis keys they left
+     * @param bytes    total ({@code MEMORY USAGE} for one limiter, {@code MEMORY STATS} growth for many)
+     */
+    record Row(String library, long tokensPerMinute, int limiters, int keys, long bytes) {
+        long bytesPerLimiter() {
+            return bytes / limiters;
+        }
     }
 
     private final PrivateRedis redis;
@@ -33,13 +54,16 @@ final class MemoryFootprint {
         List<Row> rows = new ArrayList<>();
         for (String library : libraries) {
             for (long rate : RATES) {
-                rows.add(measure(library, rate));
+                rows.add(one(library, rate));
             }
+        }
+        for (String library : libraries) {
+            rows.add(many(library));
         }
         return rows;
     }
 
-    private Row measure(String library, long tokens) {
+    private Row one(String library, long tokens) {
         redis.flush();
         try (RateLimitClient client = RateLimitClient.open(library, redis.uri(), new String[] {"user-0"}, tokens,
                 Duration.ofMinutes(1))) {
@@ -50,27 +74,61 @@ final class MemoryFootprint {
             if (admitted != tokens) {
                 throw new IllegalStateException(library + " admitted " + admitted + " of a fresh allowance of " + tokens);
             }
-            return sizeOfEverything(library, tokens);
+            int keys = 0;
+            long bytes = 0;
+            try (Jedis jedis = redis.connect()) {
+                for (String key : keys(jedis)) {
+                    keys++;
+                    bytes += jedis.memoryUsage(key, 0);
+                }
+            }
+            return new Row(library, tokens, 1, keys, bytes);
         }
     }
 
-    private Row sizeOfEverything(String library, long tokens) {
+    /** {@code MANY} clients, one request each, under a limit of 10 per minute (their state outlives the run). */
+    private Row many(String library) {
+        redis.flush();
+        String[] names = BenchEnv.keyNames(MANY);
         try (Jedis jedis = redis.connect()) {
-            int keys = 0;
-            long bytes = 0;
-            String cursor = ScanParams.SCAN_POINTER_START;
-            do {
-                ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(1000));
-                for (String key : page.getResult()) {
-                    Long size = jedis.memoryUsage(key, 0);
-                    if (size != null) {
-                        keys++;
-                        bytes += size;
+            long before = datasetBytes(jedis);
+            try (RateLimitClient client = RateLimitClient.open(library, redis.uri(), names, 10, Duration.ofMinutes(1))) {
+                for (int i = 0; i < MANY; i++) {
+                    if (!client.tryAcquire(i)) {
+                        throw new IllegalStateException(library + " denied a first request");
                     }
                 }
-                cursor = page.getCursor();
-            } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
-            return new Row(library, tokens, keys, bytes);
+                return new Row(library, 10, MANY, keys(jedis).size(), datasetBytes(jedis) - before);
+            }
         }
+    }
+
+    /**
+     * What the keys themselves cost, from {@code MEMORY STATS}: everything allocated less what is not data
+     * (client connection buffers, which differ by library, and the script caches).
+     */
+    private static long datasetBytes(Jedis jedis) {
+        Map<String, Object> stats = jedis.memoryStats();
+        long total = number(stats.get("total.allocated"));
+        for (String notData : List.of("clients.normal", "clients.slaves", "lua.caches", "functions.caches",
+                "replication.backlog", "aof.buffer", "cluster.links")) {
+            total -= number(stats.get(notData));
+        }
+        return total;
+    }
+
+    private static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : value == null ? 0 : Long.parseLong(value.toString());
+    }
+
+    private static List<String> keys(Jedis jedis) {
+        List<String> keys = new ArrayList<>();
+        String cursor = ScanParams.SCAN_POINTER_START;
+        do {
+            ScanResult<String> page = jedis.scan(cursor, new ScanParams().count(1000));
+            keys.addAll(page.getResult());
+            cursor = page.getCursor();
+        } while (!cursor.equals(ScanParams.SCAN_POINTER_START));
+        return keys;
     }
 }
