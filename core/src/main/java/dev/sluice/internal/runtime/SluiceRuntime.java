@@ -5,6 +5,8 @@ import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitStore;
+import dev.sluice.internal.lock.LockService;
+import dev.sluice.internal.lock.LockServices;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -28,6 +30,7 @@ public final class SluiceRuntime implements AutoCloseable {
     private final RateLimitEngine rateLimits;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile LockService locks;
 
     private SluiceRuntime(SluiceConfig config, RateLimitStore store) {
         this.config = config;
@@ -63,6 +66,25 @@ public final class SluiceRuntime implements AutoCloseable {
 
     public RateLimitEngine rateLimits() {
         return rateLimits;
+    }
+
+    /**
+     * The application's locks and semaphores, created on first use (so applications that only rate-limit
+     * start no watchdog or subscriber) and closed with this runtime.
+     */
+    public LockService locks() {
+        LockService l = locks;
+        if (l == null) {
+            synchronized (closeables) {
+                l = locks;
+                if (l == null) {
+                    l = LockServices.create(this);
+                    closeables.add(l);
+                    locks = l;
+                }
+            }
+        }
+        return l;
     }
 
     /** Registers something closed with this runtime (in reverse order of registration). */
