@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  *
  * <p>Limits: at least 1 token, and at most one token per microsecond ({@value #MAX_TOKENS_PER_SECOND}
  * tokens per second) per bandwidth, because the engines count the time between two tokens in whole
- * microseconds.
+ * microseconds; and a full bucket (capacity times that interval) must refill within {@link #MAX_REFILL},
+ * so that bucket times stay exact in Lua's doubles.
  *
  * <p>Stateless and thread-safe.
  */
@@ -23,6 +24,9 @@ public final class Rates {
 
     /** Fastest accepted bandwidth, in tokens per second. */
     public static final long MAX_TOKENS_PER_SECOND = 1_000_000;
+
+    /** Longest time a full bucket of one bandwidth may take to refill: 36525 days. */
+    public static final Duration MAX_REFILL = Duration.ofDays(36525);
 
     /** The accepted form, as printed in error messages. */
     public static final String EXPECTED = "<tokens>/<duration> such as 100/1m or 10/1s";
@@ -60,12 +64,35 @@ public final class Rates {
                         + " tokens in whole microseconds");
             }
             long capacity = out.isEmpty() && burst.isPresent() ? burst.getAsLong() : tokens;
-            out.add(new Bandwidth(tokens, period, capacity));
+            Bandwidth bandwidth = new Bandwidth(tokens, period, capacity);
+            checkRefillTime(key, value, p, bandwidth, out.isEmpty() ? burst : OptionalLong.empty());
+            out.add(bandwidth);
         }
         if (out.isEmpty()) {
             throw notARate(key, value);
         }
         return List.copyOf(out);
+    }
+
+    /**
+     * The engines keep a bucket as the microsecond at which it is full again, in integers that Lua's
+     * doubles must hold exactly (below 2^53, with the current time added). Refilling a full bucket may
+     * therefore take at most {@link #MAX_REFILL}.
+     */
+    private static void checkRefillTime(String key, String value, String part, Bandwidth b, OptionalLong burst) {
+        long refillMicros;
+        try {
+            refillMicros = Math.multiplyExact(b.capacity(), b.intervalMicros());
+        } catch (ArithmeticException e) {
+            refillMicros = Long.MAX_VALUE;
+        }
+        if (refillMicros > MAX_REFILL.toNanos() / 1000) {
+            throw new SluiceConfigException(key, key + ": \"" + value + "\"" + (burst.isPresent()
+                    ? " with a burst of " + burst.getAsLong() : "") + " takes more than " + MAX_REFILL.toDays()
+                    + "d to refill a full bucket in \"" + part + "\"; expected a rate and burst whose full bucket"
+                    + " refills within " + MAX_REFILL.toDays() + "d (about 100 years), because Sluice counts"
+                    + " bucket time in microseconds that must stay exact in Lua");
+        }
     }
 
     private static long tokens(String key, String value, String part) {

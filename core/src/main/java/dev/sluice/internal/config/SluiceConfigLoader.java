@@ -74,8 +74,7 @@ public final class SluiceConfigLoader {
 
         Map<String, String> scripts = new TreeMap<>();
         for (String name : names.scripts) {
-            String value = source.get(name).orElseThrow();
-            scripts.put(name.substring(SCRIPT_PREFIX.length()), scriptLocation(name, value));
+            source.get(name).ifPresent(v -> scripts.put(name.substring(SCRIPT_PREFIX.length()), scriptLocation(name, v)));
         }
 
         Map<String, PolicyConfig> policies = new LinkedHashMap<>();

@@ -87,6 +87,27 @@ class RatesTest {
     }
 
     @Test
+    void rejectsBurstSoLargeThatAFullBucketWouldRefillInMoreThanACentury() {
+        String message = rejects(() -> Rates.parse(KEY, "10/1s", OptionalLong.of(100_000_000_000L)), KEY, "\"10/1s\"");
+        assertThat(message).contains("burst of 100000000000", "36525d");
+    }
+
+    @Test
+    void rejectsBurstWhoseRefillTimeOverflows() {
+        rejects(() -> Rates.parse(KEY, "1/1d", OptionalLong.of(Long.MAX_VALUE)), KEY, "\"1/1d\"");
+    }
+
+    @Test
+    void rejectsPeriodLongerThanACentury() {
+        rejects(() -> Rates.parse(KEY, "1/40000d", OptionalLong.empty()), KEY, "\"1/40000d\"");
+    }
+
+    @Test
+    void acceptsYearLongWindows() {
+        assertThat(Rates.parse(KEY, "1000/365d", OptionalLong.empty())).hasSize(1);
+    }
+
+    @Test
     void rejectsEmptyRate() {
         rejects(() -> Rates.parse(KEY, ",", OptionalLong.empty()), KEY, "\",\"");
     }

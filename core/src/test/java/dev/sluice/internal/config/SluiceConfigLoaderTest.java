@@ -49,6 +49,11 @@ class SluiceConfigLoaderTest {
     }
 
     @Test
+    void treatsBlankScriptOverrideAsAbsent() {
+        assertThat(load(Map.of("sluice.script.gcra", " ")).scripts()).isEmpty();
+    }
+
+    @Test
     void readsAFullPolicy() {
         PolicyConfig p = load(Map.of(
                 "sluice.limit.login.rate", "5/1m,20/1h",
