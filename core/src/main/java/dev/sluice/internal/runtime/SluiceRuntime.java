@@ -7,10 +7,12 @@ import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitStore;
 import dev.sluice.internal.lock.LockService;
 import dev.sluice.internal.lock.LockServices;
+import dev.sluice.internal.redis.RedisConnector;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -31,9 +33,11 @@ public final class SluiceRuntime implements AutoCloseable {
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile LockService locks;
+    private final RedisConnector redis;
 
-    private SluiceRuntime(SluiceConfig config, RateLimitStore store) {
+    private SluiceRuntime(SluiceConfig config, RateLimitStore store, RedisConnector redis) {
         this.config = config;
+        this.redis = redis;
         this.rateLimits = new RateLimitEngine(store, config.keyPrefix());
         closeables.add(store);
     }
@@ -50,14 +54,26 @@ public final class SluiceRuntime implements AutoCloseable {
                 LOG.log(Level.WARNING, "Sluice: sluice.redis.uri is not set; rate limits, locks and semaphores "
                         + "use the in-process store and are local to this JVM");
             }
-            return new SluiceRuntime(config, new InProcessRateLimitStore());
+            return new SluiceRuntime(config, new InProcessRateLimitStore(), null);
         }
         throw new UnsupportedOperationException("Redis runtime not wired yet");
     }
 
     /** A runtime over a given store (tests, benchmarks). */
     public static SluiceRuntime of(SluiceConfig config, RateLimitStore store) {
-        return new SluiceRuntime(config, store);
+        return new SluiceRuntime(config, store, null);
+    }
+
+    /** A runtime over a given store and Redis connector, which it closes (tests, benchmarks). */
+    public static SluiceRuntime of(SluiceConfig config, RateLimitStore store, RedisConnector redis) {
+        SluiceRuntime runtime = new SluiceRuntime(config, store, redis);
+        runtime.onClose(redis);
+        return runtime;
+    }
+
+    /** The application's Redis connection pool; empty for the in-process store. */
+    public Optional<RedisConnector> redis() {
+        return Optional.ofNullable(redis);
     }
 
     public SluiceConfig config() {
