@@ -32,6 +32,8 @@ import java.util.function.Function;
 public class SluiceExtension implements Extension {
 
     private final Function<ClassLoader, SluiceConfig> configLoader;
+    /** A runtime built by someone else, who also closes it; null when this extension acquires one. */
+    private final SluiceRuntime given;
     private ClassLoader application;
     private SluiceConfig config;
     private volatile SluiceRuntime runtime;
@@ -44,6 +46,17 @@ public class SluiceExtension implements Extension {
     /** An extension with configuration from elsewhere (tests, embedded use). */
     public SluiceExtension(Function<ClassLoader, SluiceConfig> configLoader) {
         this.configLoader = configLoader;
+        this.given = null;
+    }
+
+    private SluiceExtension(SluiceRuntime runtime) {
+        this.configLoader = cl -> runtime.config();
+        this.given = runtime;
+    }
+
+    /** An extension over a runtime built and closed by the caller (tests, embedded use). */
+    public static SluiceExtension over(SluiceRuntime runtime) {
+        return new SluiceExtension(runtime);
     }
 
     void addBeans(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
@@ -74,6 +87,10 @@ public class SluiceExtension implements Extension {
         if (config == null) {
             return;
         }
+        if (given != null) {
+            runtime = given;
+            return;
+        }
         try {
             runtime = SluiceRuntimes.acquire(application, config);
         } catch (SluiceException e) {
@@ -84,7 +101,7 @@ public class SluiceExtension implements Extension {
     void stopRuntime(@Observes BeforeShutdown event) {
         SluiceRuntime r = runtime;
         runtime = null;
-        if (r != null) {
+        if (r != null && given == null) {
             SluiceRuntimes.release(r);
         }
     }
