@@ -155,10 +155,10 @@ abstract class SemaphoreContractTest {
     void watchdogKeepsAShortPermitLeaseAlive() throws Exception {
         LockService holder = fixture.service();
         LockService contender = fixture.service();
-        try (Permit p = holder.semaphore("slow", 1).acquire(Duration.ofMillis(300), Duration.ZERO)) {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1200);
+        try (Permit p = holder.semaphore("slow", 1).acquire(Duration.ofMillis(600), Duration.ZERO)) {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1800);
             while (System.nanoTime() < end) {
-                // The scenario: a holder running four leases long while another keeps trying.
+                // The scenario: a holder running three leases long while another keeps trying.
                 assertThat(contender.semaphore("slow", 1).tryAcquire(LEASE)).isEmpty();
                 assertThat(p.isHeld()).isTrue();
                 Thread.sleep(50);
