@@ -94,12 +94,11 @@ public final class BenchMain {
                 if (only.contains("handoff")) {
                     for (String library : rotate(select(LOCK_LIBRARIES, libraries), round - 1)) {
                         redis.flush();
-                        try (LockClient client = LockClient.open(library, redis.uri())) {
-                            Handoff.Result h = Handoff.measure(library, round, client, plan.warmupTime(), plan.handoffTime());
-                            results.handoffs.add(h);
-                            System.out.printf(Locale.ROOT, "[%s] round %d lock hand-off %-10s %,8.0f/s  p50 %6.0f µs  p99 %6.0f µs%n",
-                                    elapsed(started), round, library, h.perSecond(), h.p50Nanos() / 1000.0, h.p99Nanos() / 1000.0);
-                        }
+                        Handoff.Result h = Handoff.measure(library, round, () -> LockClient.open(library, redis.uri()),
+                                plan.warmupTime(), plan.handoffTime());
+                        results.handoffs.add(h);
+                        System.out.printf(Locale.ROOT, "[%s] round %d lock hand-off between nodes %-10s %,8.0f/s  p50 %6.0f µs  p99 %6.0f µs%n",
+                                elapsed(started), round, library, h.perSecond(), h.p50Nanos() / 1000.0, h.p99Nanos() / 1000.0);
                     }
                 }
             }

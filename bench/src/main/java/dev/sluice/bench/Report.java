@@ -77,7 +77,7 @@ final class Report {
         targets.add(new Target("100,000 keys, 32 threads: Sluice ÷ Bucket4j", distinct.flatMap(s -> results.ratio(s, Libraries.BUCKET4J)), 1.3, true, "×"));
         targets.add(new Target("Lock, key per thread, 32 threads: Sluice ÷ Redisson", perThread.flatMap(s -> results.ratio(s, Libraries.REDISSON)), 4, true, "×"));
         targets.add(new Target("Lock, one key, 32 threads: Sluice ÷ Redisson", oneKey.flatMap(s -> results.ratio(s, Libraries.REDISSON)), 2, true, "×"));
-        targets.add(new Target("Median contended lock hand-off, Sluice", results.handoff(Libraries.SLUICE)
+        targets.add(new Target("Median contended lock hand-off between nodes, Sluice", results.handoff(Libraries.SLUICE)
                 .map(h -> new Stats.Estimate(h[0] / 1000.0, Double.NaN)), 2, false, "ms"));
         long sluiceBytes = results.memory.stream().filter(r -> r.library().equals(Libraries.SLUICE) && r.limiters() == 1)
                 .mapToLong(r -> r.bytes() / Math.max(1, r.keys())).max().orElse(-1);
@@ -157,7 +157,8 @@ final class Report {
                 + "![Sluice against Bucket4j and Redisson](" + chartFile + ")\n\n"
                 + "### Results\n\n" + mainTable() + "\n"
                 + "### Targets\n\n" + targetTable() + "\n"
-                + "### Contended lock hand-off (" + Handoff.THREADS + " threads, one key)\n\n" + handoffTable() + "\n"
+                + "### Contended lock hand-off between nodes (" + Handoff.NODES + " clients × " + Handoff.THREADS_PER_NODE
+                + " threads, one key)\n\n" + handoffTable() + "\n"
                 + "### Redis memory per active limiter\n\n" + memoryTable() + "\n"
                 + "### End to end (WildFly, wrk)\n\n" + endToEnd() + "\n"
                 + END + "\n";
