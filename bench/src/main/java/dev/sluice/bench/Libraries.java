@@ -26,7 +26,8 @@ final class Libraries {
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(BenchEnv.POOL_SIZE);
         pool.setMaxIdle(BenchEnv.POOL_SIZE);
-        return RedisClient.builder().fromURI(URI.create(redisUri)).poolConfig(pool).build();
+        URI uri = URI.create(redisUri);
+        return RedisClient.builder().hostAndPort(uri.getHost(), uri.getPort()).poolConfig(pool).build();
     }
 
     /**
