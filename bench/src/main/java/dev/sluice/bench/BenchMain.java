@@ -85,10 +85,11 @@ public final class BenchMain {
                                 : jmh.run(scenario, library, round);
                         results.add(scenario, m);
                         done++;
-                        System.out.printf(Locale.ROOT, "[%d/%d %s] round %d %-40s %-16s %,10.0f ops/s  p50 %6.0f µs  p99 %6.0f µs%n",
+                        System.out.printf(Locale.ROOT, "[%d/%d %s] round %d %-40s %-16s %,10.0f ops/s  p50 %6.0f µs  p99 %6.0f µs"
+                                        + "  CPU/op client %5.1f µs, Redis %5.1f µs%n",
                                 done, runs, elapsed(started), round, scenario.id(), library,
                                 Arrays.stream(m.opsPerSecond()).average().orElse(Double.NaN),
-                                m.p50Nanos() / 1000.0, m.p99Nanos() / 1000.0);
+                                m.p50Nanos() / 1000.0, m.p99Nanos() / 1000.0, m.clientCpuMicrosPerOp(), m.redisCpuMicrosPerOp());
                     }
                 }
                 if (only.contains("handoff")) {

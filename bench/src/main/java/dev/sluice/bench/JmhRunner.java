@@ -36,10 +36,12 @@ final class JmhRunner {
 
     Measurement run(Scenario scenario, String library, int round) throws IOException, RunnerException {
         Path latencyFile = Files.createTempFile("sluice-bench-latency", ".txt");
+        Path cpuFile = Files.createTempFile("sluice-bench-cpu", ".txt");
         try {
             List<String> jvmArgs = new ArrayList<>(List.of("-Xms512m", "-Xmx512m",
                     "-D" + BenchEnv.REDIS_URI + "=" + redisUri,
                     "-D" + Latency.FILE + "=" + latencyFile,
+                    "-D" + CpuMeter.FILE + "=" + cpuFile,
                     "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
             jvmArgs.addAll(extraJvmArgs);
             ChainedOptionsBuilder options = new OptionsBuilder()
@@ -73,10 +75,14 @@ final class JmhRunner {
                 }
             }
             Latency.Summary latency = Latency.Summary.read(latencyFile);
+            CpuMeter.Totals cpu = CpuMeter.Totals.read(cpuFile);
+            double operations = iterations.stream().mapToDouble(Double::doubleValue).sum()
+                    * plan.iterationTime().toNanos() / 1e9;
             return new Measurement(library, round, iterations.stream().mapToDouble(Double::doubleValue).toArray(),
-                    latency.p50Nanos(), latency.p99Nanos());
+                    latency.p50Nanos(), latency.p99Nanos(), cpu.jvmMicros() / operations, cpu.redisMicros() / operations);
         } finally {
             Files.deleteIfExists(latencyFile);
+            Files.deleteIfExists(cpuFile);
         }
     }
 }

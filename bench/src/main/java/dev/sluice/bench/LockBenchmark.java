@@ -49,7 +49,7 @@ public class LockBenchmark {
     }
 
     @Benchmark
-    public void lockUnlock(Key key, Latency latency) {
+    public void lockUnlock(Key key, Latency latency, CpuMeter cpu) {
         long start = System.nanoTime();
         client.lockUnlock(key.name);
         latency.since(start);

@@ -6,6 +6,9 @@ package dev.sluice.bench;
  * @param opsPerSecond throughput of each measured iteration
  * @param p50Nanos     median latency of one call over the measured iterations
  * @param p99Nanos     99th percentile latency
+ * @param clientCpuMicrosPerOp the client's CPU time per operation ({@code NaN} when not measured)
+ * @param redisCpuMicrosPerOp  redis-server's CPU time per operation
  */
-record Measurement(String library, int round, double[] opsPerSecond, long p50Nanos, long p99Nanos) {
+record Measurement(String library, int round, double[] opsPerSecond, long p50Nanos, long p99Nanos,
+                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp) {
 }

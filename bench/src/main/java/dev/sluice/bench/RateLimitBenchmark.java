@@ -55,7 +55,7 @@ public class RateLimitBenchmark {
     }
 
     @Benchmark
-    public boolean decide(Cursor cursor, Latency latency) {
+    public boolean decide(Cursor cursor, Latency latency, CpuMeter cpu) {
         int key = cursor.next(keyCount);
         long start = System.nanoTime();
         boolean admitted = client.tryAcquire(key);

@@ -43,23 +43,38 @@ final class RedisBenchmarkRunner {
         double[] throughput = new double[plan.iterations()];
         double p50 = 0;
         double p99 = 0;
-        for (int i = 0; i < plan.iterations(); i++) {
-            double[] r = once(scenario.threads(), requests(rps, plan.iterationTime().toSeconds()), command);
-            throughput[i] = r[0];
-            p50 += r[1];
-            p99 += r[2];
+        long operations = 0;
+        double clientCpu = 0;
+        long redisCpu;
+        try (Jedis jedis = redis.connect()) {
+            long before = CpuMeter.redisCpuMicros(jedis);
+            for (int i = 0; i < plan.iterations(); i++) {
+                long n = requests(rps, plan.iterationTime().toSeconds());
+                double[] r = once(scenario.threads(), n, command);
+                operations += n;
+                clientCpu += r[3];
+                throughput[i] = r[0];
+                p50 += r[1];
+                p99 += r[2];
+            }
+            redisCpu = CpuMeter.redisCpuMicros(jedis) - before;
         }
         return new Measurement(Libraries.CEILING, round, throughput,
-                Math.round(p50 / plan.iterations() * 1_000_000), Math.round(p99 / plan.iterations() * 1_000_000));
+                Math.round(p50 / plan.iterations() * 1_000_000), Math.round(p99 / plan.iterations() * 1_000_000),
+                clientCpu * 1_000_000 / operations, redisCpu / (double) operations);
     }
 
     private static long requests(double rps, long seconds) {
         return Math.max(10_000, Math.round(rps * seconds));
     }
 
-    /** One redis-benchmark run: requests/s, p50 ms, p99 ms. */
+    /**
+     * One redis-benchmark run: requests/s, p50 ms, p99 ms, and its CPU seconds (user + system). It runs under
+     * {@code bash}, whose {@code times} reports the CPU its children used.
+     */
     private double[] once(int clients, long requests, List<String> command) throws IOException, InterruptedException {
-        List<String> args = new ArrayList<>(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
+        List<String> args = new ArrayList<>(List.of("bash", "-c", "\"$@\"; status=$?; times; exit $status", "bash",
+                "redis-benchmark", "-h", "127.0.0.1", "-p",
                 String.valueOf(redis.port()), "-c", String.valueOf(clients), "-n", String.valueOf(requests),
                 "-r", String.valueOf(BenchEnv.DISTINCT_KEYS), "--csv"));
         args.addAll(command);
@@ -72,8 +87,16 @@ final class RedisBenchmarkRunner {
         String row = out.lines().filter(l -> l.startsWith("\"EVALSHA")).reduce((a, b) -> b)
                 .orElseThrow(() -> new IOException("no result from redis-benchmark: " + out));
         String[] cells = row.replace("\"", "").split(",");
+        // times: the shell's own user/system, then its children's, as "0m1.234s 0m0.567s".
+        String children = out.lines().filter(l -> l.matches("\\d+m[\\d.]+s \\d+m[\\d.]+s")).reduce((a, b) -> b).orElse("");
+        double cpu = 0;
+        for (String t : children.split(" ")) {
+            if (!t.isEmpty()) {
+                cpu += Integer.parseInt(t.substring(0, t.indexOf('m'))) * 60 + Double.parseDouble(t.substring(t.indexOf('m') + 1, t.length() - 1));
+            }
+        }
         return new double[] {Double.parseDouble(cells[cells.length - 7]), Double.parseDouble(cells[cells.length - 4]),
-                Double.parseDouble(cells[cells.length - 2])};
+                Double.parseDouble(cells[cells.length - 2]), cpu};
     }
 
     private String loadScript() throws IOException {

@@ -45,8 +45,9 @@ final class Report {
     /** The main comparison table: every scenario, every library, Sluice's ratio to each. */
     String mainTable() {
         StringBuilder out = new StringBuilder();
-        out.append("| Benchmark | Variant | Threads | Library | ops/s | ± (95% CI) | p50 µs | p99 µs | Sluice ÷ this |\n");
-        out.append("|---|---|--:|---|--:|--:|--:|--:|--:|\n");
+        out.append("| Benchmark | Variant | Threads | Library | ops/s | ± (95% CI) | p50 µs | p99 µs | Sluice ÷ this "
+                + "| client CPU µs/op | Redis CPU µs/op |\n");
+        out.append("|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n");
         for (Scenario scenario : results.measurements.keySet()) {
             for (String library : scenario.libraries()) {
                 Optional<Stats.Summary> summary = results.summary(scenario, library);
@@ -56,10 +57,10 @@ final class Report {
                 Stats.Summary s = summary.get();
                 String ratio = library.equals(Libraries.SLUICE) ? "" : results.ratio(scenario, library)
                         .map(Report::ratio).orElse("");
-                out.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |%n",
+                out.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                         scenario.section().title, scenario.label(), scenario.threads(), name(library),
                         count(s.opsPerSecond().value()), error(s.opsPerSecond()), micros(s.p50Micros()),
-                        micros(s.p99Micros()), ratio));
+                        micros(s.p99Micros()), ratio, micros(s.clientCpuMicrosPerOp()), micros(s.redisCpuMicrosPerOp())));
             }
         }
         return out.toString();
@@ -203,7 +204,7 @@ final class Report {
     }
 
     private static String micros(double v) {
-        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, v < 100 ? "%.1f" : "%,.0f", v);
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%,.0f", v);
     }
 
     private static String number(double v) {

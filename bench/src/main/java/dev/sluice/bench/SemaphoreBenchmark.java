@@ -34,7 +34,7 @@ public class SemaphoreBenchmark {
     }
 
     @Benchmark
-    public void acquireRelease(Latency latency) {
+    public void acquireRelease(Latency latency, CpuMeter cpu) {
         long start = System.nanoTime();
         client.acquireRelease();
         latency.since(start);

@@ -28,7 +28,8 @@ final class Stats {
     }
 
     /** One library in one scenario over all rounds: throughput over every measured iteration, mean percentiles. */
-    record Summary(Estimate opsPerSecond, double p50Micros, double p99Micros, int samples) {
+    record Summary(Estimate opsPerSecond, double p50Micros, double p99Micros, int samples,
+                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp) {
     }
 
     static Summary summarize(List<Measurement> rounds) {
@@ -50,7 +51,9 @@ final class Stats {
         double error = n < 2 ? Double.NaN : t975(n - 1) * Math.sqrt(squares / (n - 1)) / Math.sqrt(n);
         double p50 = rounds.stream().mapToLong(Measurement::p50Nanos).average().orElse(Double.NaN) / 1000.0;
         double p99 = rounds.stream().mapToLong(Measurement::p99Nanos).average().orElse(Double.NaN) / 1000.0;
-        return new Summary(new Estimate(mean, error), p50, p99, n);
+        double client = rounds.stream().mapToDouble(Measurement::clientCpuMicrosPerOp).average().orElse(Double.NaN);
+        double server = rounds.stream().mapToDouble(Measurement::redisCpuMicrosPerOp).average().orElse(Double.NaN);
+        return new Summary(new Estimate(mean, error), p50, p99, n, client, server);
     }
 
     private static double t975(int degrees) {
