@@ -18,7 +18,8 @@ import java.util.Set;
  *
  * <p>Arguments: {@code --mode quick|full}, {@code --docs <dir>}, optionally {@code --only
  * rate,lock,semaphore,handoff,memory,e2e}, {@code --libraries sluice,bucket4j,redisson,redis-benchmark} and
- * {@code --threads 1,8,32} (development aids: the docs are then left alone) and
+ * {@code --threads 1,8,32} (development aids: the docs are then left alone), {@code --gc-profiler} (prints
+ * the bytes allocated per operation) and
  * {@code --fork-arg <jvm option>} (repeatable, e.g. a JFR recording for every fork).
  */
 public final class BenchMain {
@@ -38,6 +39,7 @@ public final class BenchMain {
         List<String> forkArgs = new ArrayList<>();
         Set<String> libraries = null;
         Set<Integer> threadCounts = null;
+        boolean gcProfiler = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--mode" -> plan = Plan.named(args[++i]);
@@ -50,6 +52,7 @@ public final class BenchMain {
                     partial = true;
                 }
                 case "--fork-arg" -> forkArgs.add(args[++i]);
+                case "--gc-profiler" -> gcProfiler = true;
                 case "--threads" -> {
                     threadCounts = new LinkedHashSet<>();
                     for (String t : args[++i].split(",")) {
@@ -62,7 +65,7 @@ public final class BenchMain {
                     partial = true;
                 }
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; usage: --mode quick|full --docs <dir> [--only " + String.join(",", PARTS) + "] [--libraries ...] [--threads ...] [--fork-arg <jvm option>]");
+                        + "; usage: --mode quick|full --docs <dir> [--only " + String.join(",", PARTS) + "] [--libraries ...] [--threads ...] [--gc-profiler] [--fork-arg <jvm option>]");
             }
         }
         long started = System.nanoTime();
@@ -73,7 +76,7 @@ public final class BenchMain {
         System.out.println("Sluice benchmarks, " + plan.describe());
         try (PrivateRedis redis = PrivateRedis.start()) {
             System.out.println("redis-server " + redis.version() + " on " + redis.uri());
-            JmhRunner jmh = new JmhRunner(plan, redis.uri(), forkArgs);
+            JmhRunner jmh = new JmhRunner(plan, redis.uri(), forkArgs, gcProfiler);
             RedisBenchmarkRunner ceiling = new RedisBenchmarkRunner(redis, plan);
             int runs = plan.rounds() * scenarios.stream().mapToInt(s -> s.libraries().size()).sum();
             int done = 0;

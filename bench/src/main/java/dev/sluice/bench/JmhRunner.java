@@ -10,6 +10,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.profile.GCProfiler;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -27,11 +29,14 @@ final class JmhRunner {
     private final Plan plan;
     private final String redisUri;
     private final List<String> extraJvmArgs;
+    private final boolean gcProfiler;
 
-    JmhRunner(Plan plan, String redisUri, List<String> extraJvmArgs) {
+    /** @param gcProfiler add JMH's GC profiler and print the bytes allocated per operation (a development aid) */
+    JmhRunner(Plan plan, String redisUri, List<String> extraJvmArgs, boolean gcProfiler) {
         this.plan = plan;
         this.redisUri = redisUri;
         this.extraJvmArgs = extraJvmArgs;
+        this.gcProfiler = gcProfiler;
     }
 
     Measurement run(Scenario scenario, String library, int round) throws IOException, RunnerException {
@@ -59,6 +64,9 @@ final class JmhRunner {
                     .shouldFailOnError(true)
                     .verbosity(VerboseMode.SILENT)
                     .jvmArgsAppend(jvmArgs.toArray(String[]::new));
+            if (gcProfiler) {
+                options.addProfiler(GCProfiler.class);
+            }
             for (Map.Entry<String, String> p : scenario.variant().entrySet()) {
                 options.param(p.getKey(), p.getValue());
             }
@@ -74,6 +82,11 @@ final class JmhRunner {
                     iterations.add(iteration.getPrimaryResult().getScore());
                 }
             }
+            result.getSecondaryResults().forEach((name, r) -> {
+                if (name.endsWith("alloc.rate.norm")) {
+                    System.out.printf(Locale.ROOT, "    %s %s: %.0f bytes allocated per operation%n", scenario.id(), library, r.getScore());
+                }
+            });
             Latency.Summary latency = Latency.Summary.read(latencyFile);
             CpuMeter.Totals cpu = CpuMeter.Totals.read(cpuFile);
             double operations = iterations.stream().mapToDouble(Double::doubleValue).sum()
