@@ -26,6 +26,7 @@ public final class BenchMain {
 
     private static final List<String> RATE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.CEILING);
     private static final List<String> LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
+    private static final List<String> UNCONTENDED_LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON, Libraries.LOCK_FLOOR);
     private static final Set<String> PARTS = Set.of("rate", "lock", "semaphore", "handoff", "memory", "e2e");
 
     private BenchMain() {
@@ -140,6 +141,7 @@ public final class BenchMain {
     static List<Scenario> scenarios(Set<String> only, Set<String> libraries) {
         List<String> rate = select(RATE_LIBRARIES, libraries);
         List<String> lock = select(LOCK_LIBRARIES, libraries);
+        List<String> uncontendedLock = select(UNCONTENDED_LOCK_LIBRARIES, libraries);
         List<Scenario> scenarios = new ArrayList<>();
         if (only.contains("rate")) {
             for (String keys : List.of("hot", "distinct")) {
@@ -151,7 +153,7 @@ public final class BenchMain {
         }
         if (only.contains("lock")) {
             for (int threads : new int[] {1, 8, 32}) {
-                scenarios.add(new Scenario(Scenario.Section.LOCK, Map.of("keys", "per-thread"), "key per thread", threads, lock));
+                scenarios.add(new Scenario(Scenario.Section.LOCK, Map.of("keys", "per-thread"), "key per thread", threads, uncontendedLock));
             }
             for (int threads : new int[] {8, 32}) {
                 scenarios.add(new Scenario(Scenario.Section.LOCK, Map.of("keys", "one"), "one key", threads, lock));

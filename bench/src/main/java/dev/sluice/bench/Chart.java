@@ -24,7 +24,8 @@ final class Chart {
     private static final int HEIGHT = 950;
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x7f7f7f)};
     private static final List<String> RATE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.CEILING);
-    private static final List<String> LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
+    private static final List<String> LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON, Libraries.LOCK_FLOOR);
+    private static final List<String> SEMAPHORE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
 
     /** One panel: bars of each library (series) in each group. */
     private record Panel(String title, List<String> groups, List<String> series, double[][] values, double[][] errors) {
@@ -50,7 +51,7 @@ final class Chart {
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 14));
             g.drawString(subtitle, 30, 62);
             legend(g);
-            int top = 90;
+            int top = 110;
             int w = (WIDTH - 90) / 2;
             int h = (HEIGHT - top - 40) / 2;
             draw(g, rateAt(32), 30, top, w, h);
@@ -85,7 +86,7 @@ final class Chart {
 
     private Panel semaphores() {
         List<String> groups = List.of("64 permits", "4 permits");
-        return panel("Semaphore acquire+release/s, 32 threads", groups, LOCK_LIBRARIES,
+        return panel("Semaphore acquire+release/s, 32 threads", groups, SEMAPHORE_LIBRARIES,
                 groups.stream().map(label -> results.find(Scenario.Section.SEMAPHORE, label, 32)).toList());
     }
 
@@ -105,14 +106,15 @@ final class Chart {
 
     private static void legend(Graphics2D g) {
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
-        int x = WIDTH - 620;
-        for (int i = 0; i < RATE_LIBRARIES.size(); i++) {
+        int x = 30;
+        List<String> labels = List.of("Sluice", "Bucket4j", "Redisson",
+                "reference: redis-benchmark running gcra.lua (rate limits), bare SET NX PX + release script (locks)");
+        for (int i = 0; i < labels.size(); i++) {
             g.setColor(COLORS[i]);
-            g.fillRect(x, 48, 14, 14);
+            g.fillRect(x, 76, 14, 14);
             g.setColor(Color.BLACK);
-            String label = Report.name(RATE_LIBRARIES.get(i));
-            g.drawString(label, x + 20, 61);
-            x += 30 + g.getFontMetrics().stringWidth(label);
+            g.drawString(labels.get(i), x + 20, 89);
+            x += 40 + g.getFontMetrics().stringWidth(labels.get(i));
         }
     }
 
@@ -157,7 +159,8 @@ final class Chart {
             for (int si = 0; si < p.series().size(); si++) {
                 double v = p.values()[gi][si];
                 int bx = gx + si * barWidth;
-                int colorIndex = RATE_LIBRARIES.indexOf(p.series().get(si));
+                String library = p.series().get(si);
+                int colorIndex = library.equals(Libraries.LOCK_FLOOR) ? 3 : RATE_LIBRARIES.indexOf(library);
                 if (Double.isNaN(v)) {
                     g.setColor(Color.GRAY);
                     g.drawString("n/a", bx + (barWidth - fm.stringWidth("n/a")) / 2, bottom - 6);

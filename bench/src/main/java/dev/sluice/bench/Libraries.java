@@ -17,6 +17,8 @@ final class Libraries {
     static final String REDISSON = "redisson";
     /** Not a library: {@code redis-benchmark} running Sluice's gcra.lua by EVALSHA, the one-round-trip ceiling. */
     static final String CEILING = "redis-benchmark";
+    /** Not a library: a bare SET NX PX lock with a compare-and-delete release, the floor of any safe lock. */
+    static final String LOCK_FLOOR = "set-nx-px";
 
     private Libraries() {
     }

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 @State(Scope.Benchmark)
 public class LockBenchmark {
 
-    @Param({Libraries.SLUICE, Libraries.REDISSON})
+    @Param({Libraries.SLUICE, Libraries.REDISSON, Libraries.LOCK_FLOOR})
     public String library;
 
     /** {@code per-thread}: each thread its own key; {@code one}: every thread on the same key. */

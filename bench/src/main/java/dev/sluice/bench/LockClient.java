@@ -27,6 +27,7 @@ interface LockClient extends AutoCloseable {
         return switch (library) {
             case Libraries.SLUICE -> new SluiceLockClient(redisUri);
             case Libraries.REDISSON -> new RedissonLockClient(redisUri);
+            case Libraries.LOCK_FLOOR -> new RawLockClient(redisUri);
             default -> throw new IllegalArgumentException("no lock benchmark for " + library);
         };
     }

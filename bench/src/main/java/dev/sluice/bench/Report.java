@@ -186,6 +186,7 @@ final class Report {
             case Libraries.BUCKET4J -> "Bucket4j";
             case Libraries.REDISSON -> "Redisson";
             case Libraries.CEILING -> "redis-benchmark (gcra.lua)";
+            case Libraries.LOCK_FLOOR -> "SET NX PX + release script (floor)";
             default -> library;
         };
     }
