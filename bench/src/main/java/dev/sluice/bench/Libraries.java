@@ -17,6 +17,8 @@ final class Libraries {
     static final String REDISSON = "redisson";
     /** Not a library: {@code redis-benchmark} running Sluice's gcra.lua by EVALSHA, the one-round-trip ceiling. */
     static final String CEILING = "redis-benchmark";
+    /** Not a library: gcra.lua called straight through pooled Jedis, what Sluice adds nothing to. */
+    static final String RAW_EVALSHA = "jedis-evalsha";
     /** Not a library: a bare SET NX PX lock with a compare-and-delete release, the floor of any safe lock. */
     static final String LOCK_FLOOR = "set-nx-px";
 

@@ -26,6 +26,7 @@ interface RateLimitClient extends AutoCloseable {
             case Libraries.SLUICE -> new SluiceRateLimitClient(redisUri, keyNames, tokens, period);
             case Libraries.BUCKET4J -> new Bucket4jRateLimitClient(redisUri, keyNames, tokens, period);
             case Libraries.REDISSON -> new RedissonRateLimitClient(redisUri, keyNames, tokens, period);
+            case Libraries.RAW_EVALSHA -> new RawEvalshaClient(redisUri, keyNames, tokens, period);
             default -> throw new IllegalArgumentException("unknown library " + library);
         };
     }

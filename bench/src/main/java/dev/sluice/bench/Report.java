@@ -187,6 +187,7 @@ final class Report {
             case Libraries.REDISSON -> "Redisson";
             case Libraries.CEILING -> "redis-benchmark (gcra.lua)";
             case Libraries.LOCK_FLOOR -> "SET NX PX + release script (floor)";
+            case Libraries.RAW_EVALSHA -> "plain Jedis EVALSHA of gcra.lua (reference)";
             default -> library;
         };
     }

@@ -1,0 +1,54 @@
+package dev.sluice.bench;
+
+import redis.clients.jedis.UnifiedJedis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * A reference, not a peer: Sluice's own {@code gcra.lua} called straight through a pooled Jedis client with
+ * prebuilt keys and arguments, with nothing around it (no configuration, key escaping, request or decision
+ * objects, failure handling). The gap between it and Sluice is what Sluice's own code costs per decision;
+ * the gap between it and {@code redis-benchmark} is what a blocking JVM client costs.
+ */
+final class RawEvalshaClient implements RateLimitClient {
+
+    private final UnifiedJedis jedis;
+    private final String sha;
+    private final List<String>[] keys;
+    private final List<String> args;
+
+    @SuppressWarnings("unchecked")
+    RawEvalshaClient(String redisUri, String[] keyNames, long tokens, java.time.Duration period) {
+        jedis = Libraries.jedis(redisUri);
+        sha = jedis.scriptLoad(script());
+        keys = new List[keyNames.length];
+        for (int i = 0; i < keyNames.length; i++) {
+            keys[i] = List.of("sluice:rl:{" + SluiceRateLimitClient.POLICY + ":" + keyNames[i] + "}");
+        }
+        long interval = (period.toNanos() / 1000 + tokens - 1) / tokens;
+        args = List.of("1", "1", "1", String.valueOf(interval), String.valueOf(tokens));
+    }
+
+    @Override
+    public boolean tryAcquire(int key) {
+        List<?> reply = (List<?>) jedis.evalsha(sha, keys[key], args);
+        return (Long) reply.get(0) == 1L;
+    }
+
+    @Override
+    public void close() {
+        jedis.close();
+    }
+
+    private static String script() {
+        try (InputStream in = RawEvalshaClient.class.getClassLoader().getResourceAsStream(RedisBenchmarkRunner.SCRIPT)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
