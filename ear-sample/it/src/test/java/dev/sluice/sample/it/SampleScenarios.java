@@ -1,0 +1,211 @@
+package dev.sluice.sample.it;
+
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+import dev.sluice.test.RedisServer;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.function.Executable;
+
+import static dev.sluice.sample.it.ContractAssertions.assertAllowed;
+import static dev.sluice.sample.it.ContractAssertions.assertDenied;
+import static dev.sluice.sample.it.ContractAssertions.describe;
+import static dev.sluice.sample.it.ContractAssertions.header;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertAll;
+
+/**
+ * What the sample must do on every server, checked from the client side over HTTP in each of its
+ * packagings (EAR, plain WAR, bundle WAR), all deployed on one server start. Subclasses deploy them
+ * on one server and say where they answer.
+ *
+ * <p>Redis comes from the shared fixture; the server gets its address as the system property
+ * {@code sluice.redis.uri} and the sample reads it through the server's MicroProfile Config.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class SampleScenarios {
+
+    @RegisterExtension
+    @Order(1)
+    static final RedisServer redis = RedisServer.standalone();
+
+    @RegisterExtension
+    @Order(2)
+    static final ServerProperties serverProperties = new ServerProperties(redis);
+
+    @RegisterExtension
+    @Order(3)
+    static final ArquillianExtension arquillian = new ArquillianExtension();
+
+    /** {@code http://127.0.0.1:<port>/} of the server under test. */
+    abstract URI serverRoot();
+
+    final List<SampleApp> apps() {
+        URI root = serverRoot();
+        return List.of(SampleApp.ear(root), SampleApp.plainWar(root), SampleApp.bundleWar(root));
+    }
+
+    @Test
+    @Order(1)
+    void jaxRsResourceIsDeniedWithContractHeadersOnceBurstIsSpent() {
+        eachApp(app -> {
+            for (int remaining = 4; remaining >= 0; remaining--) {
+                assertAllowed(Http.get(app.uri("api/hello")), "api", 5, 60, remaining);
+            }
+            assertDenied(Http.get(app.uri("api/hello")), "api", 5, 60);
+            assertThat(redis.admin().keys(app.keyPrefix() + ":rl:{api:*"))
+                    .as("%s keeps its buckets in the Redis named by the server's MicroProfile Config", app)
+                    .isNotEmpty();
+        });
+    }
+
+    @Test
+    @Order(2)
+    void servletFilterDeniesLoginOnceBurstIsSpent() {
+        eachApp(app -> {
+            for (int remaining = 4; remaining >= 0; remaining--) {
+                HttpResponse<String> allowed = Http.post(app.uri("login"));
+                assertAllowed(allowed, "login", 5, 60, remaining);
+                assertThat(allowed.body()).isEqualTo("welcome\n");
+            }
+            HttpResponse<String> denied = Http.post(app.uri("login"));
+            assertDenied(denied, "login", 5, 60);
+            assertThat(denied.body()).doesNotContain("welcome");
+        });
+    }
+
+    @Test
+    @Order(3)
+    void eachAuthenticatedUserHasABucketOfTheirOwn() {
+        eachApp(app -> {
+            URI me = app.uri("api/me");
+            assertThat(Http.get(me).statusCode()).as("anonymous").isEqualTo(401);
+            for (int remaining = 2; remaining >= 0; remaining--) {
+                HttpResponse<String> alice = Http.get(me, "alice", "alice-pw");
+                assertAllowed(alice, "per-user", 3, 60, remaining);
+                assertThat(alice.body()).isEqualTo("hello alice\n");
+            }
+            assertDenied(Http.get(me, "alice", "alice-pw"), "per-user", 3, 60);
+
+            HttpResponse<String> bob = Http.get(me, "bob", "bob-pw");
+            assertAllowed(bob, "per-user", 3, 60, 2);
+            assertThat(bob.body()).isEqualTo("hello bob\n");
+        });
+    }
+
+    @Test
+    @Order(4)
+    void twoHundredConcurrentBuyersOfTenSeatsBuyExactlyTen() {
+        eachApp(app -> {
+            URI concert = app.uri("api/concerts/" + UUID.randomUUID());
+            List<HttpResponse<String>> responses = Http.postConcurrently(URI.create(concert + "/tickets"), 200);
+
+            Map<Integer, Long> byStatus = responses.stream()
+                    .collect(Collectors.groupingBy(HttpResponse::statusCode, Collectors.counting()));
+            assertThat(byStatus).as("%s: statuses of 200 purchases", app).isEqualTo(Map.of(201, 10L, 409, 190L));
+            assertThat(responses.stream().filter(r -> r.statusCode() == 201).map(HttpResponse::body))
+                    .as("%s: seats sold", app)
+                    .containsExactlyInAnyOrderElementsOf(
+                            java.util.stream.IntStream.rangeClosed(1, 10).mapToObj(n -> "seat " + n + "\n").toList());
+
+            Map<String, String> report = report(Http.get(concert));
+            assertThat(report).as("%s: concert report", app)
+                    .containsEntry("sold", "10")
+                    .containsEntry("overlaps", "0")
+                    .containsEntry("commitsAfterLockRelease", "0");
+        });
+    }
+
+    @Test
+    @Order(5)
+    void lockIsReleasedOnlyAfterTheTransactionCommits() {
+        eachApp(app -> {
+            URI concert = app.uri("api/concerts/" + UUID.randomUUID());
+            for (int seat = 1; seat <= 3; seat++) {
+                HttpResponse<String> bought = Http.post(URI.create(concert + "/tickets"));
+                assertThat(bought.statusCode()).as(describe(bought)).isEqualTo(201);
+            }
+            // Each commit asked, from another thread, whether the lock was still taken.
+            assertThat(report(Http.get(concert))).as("%s: concert report", app)
+                    .containsEntry("sold", "3")
+                    .containsEntry("commitsAfterLockRelease", "0");
+        });
+    }
+
+    @Test
+    @Order(6)
+    void neverMoreThanTwoRendersRunAtOnce() {
+        eachApp(app -> {
+            List<HttpResponse<String>> renders = Http.postConcurrently(app.uri("api/render"), 6);
+            assertThat(renders).as("%s: renders", app)
+                    .allSatisfy(r -> assertThat(r.statusCode()).as(describe(r)).isEqualTo(200));
+            Map<String, String> report = report(Http.get(app.uri("api/render")));
+            assertThat(report).as("%s: render report", app)
+                    .containsEntry("finished", "6")
+                    .containsEntry("mostAtOnce", "2");
+        });
+    }
+
+    /** Last: it restarts Redis under the running server. */
+    @Test
+    @Order(100)
+    void recoversWhenRedisRestartsMidTest() {
+        eachApp(app -> {
+            for (int remaining = 2; remaining >= 0; remaining--) {
+                assertAllowed(Http.get(app.uri("api/status")), "status", 3, 60, remaining);
+            }
+            assertDenied(Http.get(app.uri("api/status")), "status", 3, 60);
+        });
+
+        redis.stop();
+        eachApp(app -> {
+            HttpResponse<String> meanwhile = Http.get(app.uri("api/status"));
+            assertThat(meanwhile.statusCode()).as("fails open while Redis is down: " + describe(meanwhile))
+                    .isEqualTo(200);
+        });
+
+        redis.start();
+        eachApp(app -> {
+            // Redis lost its data, so the first answer with headers starts a fresh bucket.
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> header(Http.get(app.uri("api/status")), "RateLimit") != null);
+            HttpResponse<String> last;
+            int requests = 0;
+            do {
+                last = Http.get(app.uri("api/status"));
+                requests++;
+            } while (last.statusCode() == 200 && requests <= 3);
+            assertDenied(last, "status", 3, 60);
+
+            HttpResponse<String> bought = Http.post(app.uri("api/concerts/" + UUID.randomUUID() + "/tickets"));
+            assertThat(bought.statusCode()).as("locks work again: " + describe(bought)).isEqualTo(201);
+        });
+    }
+
+    /** Runs the check on every packaging and reports every failure, not only the first. */
+    private void eachApp(Consumer<SampleApp> check) {
+        assertAll(apps().stream().map(app -> (Executable) () -> check.accept(app)));
+    }
+
+    /** Parses the sample's {@code key=value} reports. */
+    private static Map<String, String> report(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as(describe(response)).isEqualTo(200);
+        return Arrays.stream(response.body().split("\n"))
+                .filter(line -> line.contains("="))
+                .map(line -> line.split("=", 2))
+                .collect(Collectors.toMap(kv -> kv[0], kv -> kv[1]));
+    }
+}
