@@ -11,7 +11,6 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import dev.sluice.test.RedisServer;
-import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -29,11 +28,13 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 
 /**
  * What the sample must do on every server, checked from the client side over HTTP in each of its
- * packagings (EAR, plain WAR, bundle WAR), all deployed on one server start. Subclasses deploy them
- * on one server and say where they answer.
+ * packagings (EAR, plain WAR, bundle WAR) that the server runs, all deployed on one server start.
+ * Subclasses deploy them on one server and say where they answer.
  *
- * <p>Redis comes from the shared fixture; the server gets its address as the system property
- * {@code sluice.redis.uri} and the sample reads it through the server's MicroProfile Config.
+ * <p>Redis comes from the shared fixture; the server gets its address through its own
+ * MicroProfile Config ({@code -Dsluice.redis.uri}, or a Payara config property), which the sample
+ * reads. Subclasses register the extension that starts the server as {@code @Order(3)}, after
+ * the Redis fixture and {@link ServerProperties}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class SampleScenarios {
@@ -46,17 +47,8 @@ abstract class SampleScenarios {
     @Order(2)
     static final ServerProperties serverProperties = new ServerProperties(redis);
 
-    @RegisterExtension
-    @Order(3)
-    static final ArquillianExtension arquillian = new ArquillianExtension();
-
-    /** {@code http://127.0.0.1:<port>/} of the server under test. */
-    abstract URI serverRoot();
-
-    final List<SampleApp> apps() {
-        URI root = serverRoot();
-        return List.of(SampleApp.ear(root), SampleApp.plainWar(root), SampleApp.bundleWar(root));
-    }
+    /** The packagings deployed on the server under test, and where they answer. */
+    abstract List<SampleApp> apps();
 
     @Test
     @Order(1)
