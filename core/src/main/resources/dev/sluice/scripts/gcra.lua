@@ -14,8 +14,11 @@
 -- Reply: per policy five integers: allowed (1/0), remaining, tightest bandwidth index (0-based),
 --        wait_us (denied: until this request could be admitted, -1 = never; admitted: until one more
 --        token), reset_us (until the tightest bucket is full again).
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local now = clock()
 
 local policies, all_ok = {}, true
 local arg, k = 2, 1

@@ -1,0 +1,129 @@
+package dev.sluice.internal.config;
+
+import dev.sluice.SluiceConfigException;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The one place where Sluice reads durations from configuration and annotations.
+ *
+ * <p>Accepted forms: a whole number followed by a unit, {@code ms}, {@code s}, {@code m}, {@code h} or
+ * {@code d} ({@code 250ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 7d}), or ISO-8601
+ * ({@code PT2S}, {@code PT0.5S}). Units are lower-case so that {@code m} can never be read as months.
+ * Durations must fit in a {@code long} of nanoseconds (about 292 years), because the engines count in
+ * nanoseconds and microseconds.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class Durations {
+
+    /** The accepted form, as printed in error messages for positive durations. */
+    public static final String EXPECTED = "a positive duration such as 250ms, 2s, 5m, 1h or PT2S";
+
+    /** The accepted form, as printed in error messages for durations where 0 is allowed. */
+    public static final String EXPECTED_NON_NEGATIVE =
+            "0 (try once) or a positive duration such as 250ms, 2s, 5m, 1h or PT2S";
+
+    private static final Pattern SIMPLE = Pattern.compile("(\\d{1,19})(ms|s|m|h|d)");
+
+    private Durations() {
+    }
+
+    /**
+     * Parses a duration that must be strictly positive (leases, timeouts, rate periods).
+     *
+     * @param key   the configuration key (or annotation member) the value came from, for the message
+     * @param value the text as written
+     * @throws SluiceConfigException when the value is not a duration, is zero or negative, or is too long
+     */
+    public static Duration parse(String key, String value) {
+        Duration d = parseChecked(key, value, EXPECTED);
+        if (d == null || d.isZero() || d.isNegative()) {
+            throw new SluiceConfigException(key, value, EXPECTED);
+        }
+        return d;
+    }
+
+    /**
+     * Parses a duration that may be zero, for maximum waits where {@code 0} means "try once". A bare
+     * {@code 0} is accepted without a unit.
+     *
+     * @throws SluiceConfigException when the value is not a duration, is negative, or is too long
+     */
+    public static Duration parseNonNegative(String key, String value) {
+        if (value != null && value.trim().equals("0")) {
+            return Duration.ZERO;
+        }
+        Duration d = parseChecked(key, value, EXPECTED_NON_NEGATIVE);
+        if (d == null || d.isNegative()) {
+            throw new SluiceConfigException(key, value, EXPECTED_NON_NEGATIVE);
+        }
+        return d;
+    }
+
+    /**
+     * The duration written in {@code text}, or empty when it is not a duration in an accepted form or does
+     * not fit in nanoseconds. Zero and negative ISO values are returned as they are; callers decide.
+     */
+    static Optional<Duration> tryParse(String text) {
+        try {
+            return Optional.ofNullable(parseRaw(text));
+        } catch (ArithmeticException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Duration parseChecked(String key, String value, String expected) {
+        try {
+            return parseRaw(value);
+        } catch (ArithmeticException e) {
+            throw new SluiceConfigException(key, value, expected + ", of at most 106751d (about 292 years)");
+        }
+    }
+
+    /**
+     * @return the duration, or null when {@code text} is not in an accepted form
+     * @throws ArithmeticException when it is well-formed but does not fit in a long of nanoseconds
+     */
+    private static Duration parseRaw(String text) {
+        if (text == null) {
+            return null;
+        }
+        String t = text.trim();
+        Matcher m = SIMPLE.matcher(t);
+        Duration d;
+        if (m.matches()) {
+            long n;
+            try {
+                n = Long.parseLong(m.group(1));
+            } catch (NumberFormatException e) {
+                throw new ArithmeticException("too many digits");
+            }
+            d = switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        } else if (t.startsWith("P") || t.startsWith("-P") || t.startsWith("+P")) {
+            try {
+                d = Duration.parse(t);
+            } catch (DateTimeParseException e) {
+                // java.time reports numeric overflow of a well-formed value the same way as bad syntax
+                if (e.getCause() instanceof ArithmeticException) {
+                    throw new ArithmeticException("too long");
+                }
+                return null;
+            }
+        } else {
+            return null;
+        }
+        d.toNanos(); // throws ArithmeticException when the engines could not count it
+        return d;
+    }
+}

@@ -1,0 +1,232 @@
+package dev.sluice.internal.config;
+
+import dev.sluice.SluiceConfigException;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and validates one rate-limit policy, {@code sluice.limit.<policy>.*}. Stateless and thread-safe.
+ */
+final class PolicyLoader {
+
+    static final String PREFIX = "sluice.limit.";
+
+    static final List<String> ATTRIBUTES = List.of("rate", "burst", "key", "paths", "methods", "cost", "enabled");
+
+    /** Policy names go into Redis keys, so no braces (Cluster hash tags) and no colons (key structure). */
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    static final String KEY_FORMS = "ip, principal, header:<Name>, query:<name>, path, path-param:<name>,"
+            + " global or bean:<CDI name of a KeyResolver>";
+
+    /** RFC 9110 token: what a header name and an HTTP method are made of. */
+    private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+    /** JAX-RS template parameter names: {@code [\w][\w.-]*}. */
+    private static final Pattern PARAM = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]*");
+    /** CDI bean names as {@code @Named} allows them in practice (EL identifiers, dotted). */
+    private static final Pattern BEAN = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$.-]*");
+    private static final Pattern QUERY = Pattern.compile("[^\\s&=#]+");
+    private static final Pattern PATH_CHARS = Pattern.compile("[^\\s*?#]*");
+
+    private static final String PATHS_EXPECTED = "comma-separated servlet url-patterns: /exact, /prefix/*,"
+            + " *.extension or /, such as /api/*,/login";
+
+    private PolicyLoader() {
+    }
+
+    static String key(String policy, String attribute) {
+        return PREFIX + policy + "." + attribute;
+    }
+
+    /** Whether any of the policy's attributes has a value. */
+    static boolean defines(String name, ConfigSource source) {
+        return ATTRIBUTES.stream().anyMatch(a -> source.get(key(name, a)).isPresent());
+    }
+
+    static PolicyConfig load(String name, ConfigSource source) {
+        checkName(name, key(name, "rate"));
+        checkAttributes(name, source);
+        String rateKey = key(name, "rate");
+        String rate = source.get(rateKey).orElseThrow(() -> new SluiceConfigException(rateKey, rateKey
+                + ": (absent) but policy \"" + name + "\" is configured" + setAttributes(name, source)
+                + "; expected a rate <tokens>/<duration> such as 100/1m or 10/1s for every policy"));
+
+        String burstKey = key(name, "burst");
+        OptionalLong burst = source.get(burstKey)
+                .map(v -> OptionalLong.of(Values.whole(burstKey, v, 1, Long.MAX_VALUE)))
+                .orElse(OptionalLong.empty());
+        List<Bandwidth> bandwidths = Rates.parse(rateKey, rate, burst);
+
+        String keyKey = key(name, "key");
+        KeySpec keySpec = source.get(keyKey).map(v -> keySpec(keyKey, v)).orElse(KeySpec.IP);
+
+        String pathsKey = key(name, "paths");
+        List<String> paths = source.get(pathsKey).map(v -> paths(pathsKey, v)).orElse(List.of());
+        if (keySpec.type() == KeySpec.Type.PATH_PARAM && !paths.isEmpty()) {
+            throw new SluiceConfigException(keyKey, keyKey + ": \"" + keySpec + "\" needs JAX-RS path"
+                    + " parameters, but " + pathsKey + " \"" + source.get(pathsKey).orElseThrow() + "\" hands the"
+                    + " policy to the servlet filter, which has none; expected a key other than path-param:"
+                    + " or no paths");
+        }
+
+        String methodsKey = key(name, "methods");
+        Set<String> methods = source.get(methodsKey).map(v -> methods(methodsKey, v)).orElse(Set.of());
+
+        String costKey = key(name, "cost");
+        long cost = source.get(costKey).map(v -> Values.whole(costKey, v, 1, Long.MAX_VALUE)).orElse(1L);
+        checkCost(name, source, bandwidths, cost);
+
+        String enabledKey = key(name, "enabled");
+        boolean enabled = source.get(enabledKey).map(v -> Values.bool(enabledKey, v)).orElse(true);
+
+        return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled);
+    }
+
+    static void checkName(String name, String key) {
+        if (!NAME.matcher(name).matches()) {
+            throw new SluiceConfigException(key, key + ": the policy name \"" + name + "\" is not accepted;"
+                    + " expected 1 to 64 characters from A-Z a-z 0-9 _ - (the name is part of Redis keys)");
+        }
+    }
+
+    /** Catches typos such as {@code sluice.limit.api.rat} among the names the source can list. */
+    private static void checkAttributes(String name, ConfigSource source) {
+        String prefix = PREFIX + name + ".";
+        for (String n : source.names()) {
+            if (n.startsWith(prefix) && !ATTRIBUTES.contains(n.substring(prefix.length()))) {
+                throw unknownAttribute(n, n.substring(prefix.length()));
+            }
+        }
+    }
+
+    static SluiceConfigException unknownAttribute(String key, String attribute) {
+        String hint = KeySuggestions.nearest(attribute, ATTRIBUTES, List.of())
+                .map(a -> " (did you mean " + a + "?)")
+                .orElse("");
+        return new SluiceConfigException(key, key + ": unknown policy attribute \"" + attribute + "\"" + hint
+                + "; expected " + PREFIX + "<policy>.<attribute> with an attribute among "
+                + String.join(", ", ATTRIBUTES));
+    }
+
+    private static String setAttributes(String name, ConfigSource source) {
+        List<String> set = new ArrayList<>();
+        for (String a : ATTRIBUTES) {
+            if (source.get(key(name, a)).isPresent()) {
+                set.add(key(name, a));
+            }
+        }
+        return set.isEmpty() ? "" : " (by " + String.join(", ", set) + ")";
+    }
+
+    private static void checkCost(String name, ConfigSource source, List<Bandwidth> bandwidths, long cost) {
+        String costKey = key(name, "cost");
+        String burstKey = key(name, "burst");
+        String rateKey = key(name, "rate");
+        for (int i = 0; i < bandwidths.size(); i++) {
+            Bandwidth b = bandwidths.get(i);
+            if (cost <= b.capacity()) {
+                continue;
+            }
+            String why;
+            if (i == 0 && source.get(burstKey).isPresent()) {
+                why = "the burst " + burstKey + " \"" + source.get(burstKey).orElseThrow() + "\"";
+            } else {
+                why = "the " + b.capacity() + " tokens that bandwidth " + (i + 1) + " of " + rateKey + " \""
+                        + source.get(rateKey).orElseThrow() + "\" can hold"
+                        + (i == 0 ? " (raise " + burstKey + ")" : "");
+            }
+            throw new SluiceConfigException(costKey, costKey + ": \"" + cost + "\" is more than " + why
+                    + ", so no request could ever pass (burst smaller than cost); expected a cost from 1 to "
+                    + b.capacity());
+        }
+    }
+
+    static KeySpec keySpec(String key, String value) {
+        int colon = value.indexOf(':');
+        String kind = (colon < 0 ? value : value.substring(0, colon)).trim().toLowerCase(Locale.ROOT);
+        String arg = colon < 0 ? null : value.substring(colon + 1).trim();
+        KeySpec spec = switch (kind) {
+            case "ip" -> simple(KeySpec.Type.IP, arg);
+            case "principal" -> simple(KeySpec.Type.PRINCIPAL, arg);
+            case "path" -> simple(KeySpec.Type.PATH, arg);
+            case "global" -> simple(KeySpec.Type.GLOBAL, arg);
+            case "header" -> withArg(KeySpec.Type.HEADER, arg, TOKEN);
+            case "query" -> withArg(KeySpec.Type.QUERY, arg, QUERY);
+            case "path-param" -> withArg(KeySpec.Type.PATH_PARAM, arg, PARAM);
+            case "bean" -> withArg(KeySpec.Type.BEAN, arg, BEAN);
+            default -> null;
+        };
+        if (spec == null) {
+            throw new SluiceConfigException(key, key + ": \"" + value + "\" is an unknown key resolver;"
+                    + " expected one of " + KEY_FORMS);
+        }
+        return spec;
+    }
+
+    private static KeySpec simple(KeySpec.Type type, String arg) {
+        return arg == null ? new KeySpec(type, "") : null;
+    }
+
+    private static KeySpec withArg(KeySpec.Type type, String arg, Pattern form) {
+        return arg != null && form.matcher(arg).matches() ? new KeySpec(type, arg) : null;
+    }
+
+    static List<String> paths(String key, String value) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String p : Values.list(value)) {
+            if (!isUrlPattern(p)) {
+                throw new SluiceConfigException(key, key + ": \"" + value + "\" has \"" + p + "\", which is not"
+                        + " a servlet url-pattern; expected " + PATHS_EXPECTED);
+            }
+            out.add(p);
+        }
+        if (out.isEmpty()) {
+            throw new SluiceConfigException(key, value, PATHS_EXPECTED);
+        }
+        return List.copyOf(out);
+    }
+
+    /** Servlet 5 section 12.2: the four forms a url-pattern can take. */
+    private static boolean isUrlPattern(String p) {
+        if (p.startsWith("*.")) {
+            String ext = p.substring(2);
+            return !ext.isEmpty() && ext.indexOf('/') < 0 && PATH_CHARS.matcher(ext).matches();
+        }
+        if (!p.startsWith("/")) {
+            return false;
+        }
+        String body = p.endsWith("/*") ? p.substring(0, p.length() - 2) : p;
+        return PATH_CHARS.matcher(body).matches();
+    }
+
+    static Set<String> methods(String key, String value) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String m : Values.list(value)) {
+            if (!TOKEN.matcher(m).matches()) {
+                throw new SluiceConfigException(key, key + ": \"" + value + "\" has \"" + m + "\", which is not"
+                        + " an HTTP method; expected comma-separated methods such as GET,POST");
+            }
+            out.add(m.toUpperCase(Locale.ROOT));
+        }
+        if (out.isEmpty()) {
+            throw new SluiceConfigException(key, value, "comma-separated HTTP methods such as GET,POST");
+        }
+        return out;
+    }
+
+    static Optional<String> policyOf(String configName) {
+        if (!configName.startsWith(PREFIX)) {
+            return Optional.empty();
+        }
+        String rest = configName.substring(PREFIX.length());
+        int dot = rest.lastIndexOf('.');
+        return dot <= 0 ? Optional.empty() : Optional.of(rest.substring(0, dot));
+    }
+}

@@ -1,0 +1,176 @@
+package dev.sluice.internal.config;
+
+import dev.sluice.SluiceConfigException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads and validates {@code sluice.redis.*} into {@link RedisSettings}. No message ever contains a
+ * password: URIs are shown with their credentials masked and {@code sluice.redis.password} is never
+ * shown. Stateless and thread-safe.
+ */
+final class RedisSettingsLoader {
+
+    static final String URI = "sluice.redis.uri";
+    static final String SENTINELS = "sluice.redis.sentinels";
+    static final String MASTER_NAME = "sluice.redis.master-name";
+    static final String CLUSTER_NODES = "sluice.redis.cluster-nodes";
+    static final String REDLOCK_NODES = "sluice.redis.redlock-nodes";
+    static final String USER = "sluice.redis.user";
+    static final String PASSWORD = "sluice.redis.password";
+    static final String TIMEOUT = "sluice.redis.timeout";
+    static final String POOL_MAX_TOTAL = "sluice.redis.pool.max-total";
+    static final String POOL_MAX_IDLE = "sluice.redis.pool.max-idle";
+    static final String POOL_MIN_IDLE = "sluice.redis.pool.min-idle";
+    static final String POOL_MAX_WAIT = "sluice.redis.pool.max-wait";
+
+    static final List<String> KEYS = List.of(URI, SENTINELS, MASTER_NAME, CLUSTER_NODES, REDLOCK_NODES, USER,
+            PASSWORD, TIMEOUT, POOL_MAX_TOTAL, POOL_MAX_IDLE, POOL_MIN_IDLE, POOL_MAX_WAIT);
+
+    /** Fewest Redlock masters that survive the loss of one. */
+    static final int MIN_REDLOCK_NODES = 3;
+
+    private static final String NODES_EXPECTED = "a comma-separated list of host:port such as"
+            + " redis-1:26379,redis-2:26379";
+
+    private RedisSettingsLoader() {
+    }
+
+    static RedisSettings load(ConfigSource source) {
+        Optional<String> uriText = source.get(URI);
+        List<String> sentinels = nodes(source, SENTINELS);
+        List<String> clusterNodes = nodes(source, CLUSTER_NODES);
+        Optional<String> masterName = source.get(MASTER_NAME);
+
+        exclusive(source, URI, SENTINELS, uriText.isPresent(), !sentinels.isEmpty());
+        exclusive(source, URI, CLUSTER_NODES, uriText.isPresent(), !clusterNodes.isEmpty());
+        exclusive(source, SENTINELS, CLUSTER_NODES, !sentinels.isEmpty(), !clusterNodes.isEmpty());
+        if (!sentinels.isEmpty() && masterName.isEmpty()) {
+            throw new SluiceConfigException(MASTER_NAME, MASTER_NAME + ": (absent) but " + SENTINELS + " is \""
+                    + source.get(SENTINELS).orElseThrow() + "\"; expected the name of the master the Sentinels"
+                    + " monitor, such as mymaster");
+        }
+        if (sentinels.isEmpty() && masterName.isPresent()) {
+            throw new SluiceConfigException(MASTER_NAME, MASTER_NAME + ": \"" + masterName.get() + "\" is set"
+                    + " but " + SENTINELS + " is not; expected both or neither");
+        }
+
+        Optional<RedisUri> uri = uriText.map(text -> RedisUri.parse(URI, text));
+        Optional<String> user = source.get(USER);
+        Optional<String> password = source.get(PASSWORD);
+        if (uri.isPresent() && uri.get().user().isPresent() && user.isPresent()) {
+            throw twice(USER);
+        }
+        if (uri.isPresent() && uri.get().password().isPresent() && password.isPresent()) {
+            throw twice(PASSWORD);
+        }
+        if (uri.isPresent() && uri.get().user().isPresent()) {
+            user = uri.get().user();
+        }
+        if (uri.isPresent() && uri.get().password().isPresent()) {
+            password = uri.get().password();
+        }
+
+        return new RedisSettings(
+                uri.map(RedisUri::withoutCredentials),
+                sentinels,
+                masterName,
+                clusterNodes,
+                redlockNodes(source),
+                user,
+                password,
+                uri.map(RedisUri::database).orElse(0),
+                uri.map(RedisUri::tls).orElse(false),
+                source.get(TIMEOUT).map(v -> millis(TIMEOUT, v)).orElse(RedisSettings.DEFAULT_TIMEOUT),
+                pool(source));
+    }
+
+    private static RedisSettings.Pool pool(ConfigSource source) {
+        RedisSettings.Pool d = RedisSettings.Pool.DEFAULT;
+        int maxTotal = source.get(POOL_MAX_TOTAL).map(v -> Values.wholeInt(POOL_MAX_TOTAL, v, 1)).orElse(d.maxTotal());
+        int maxIdle = source.get(POOL_MAX_IDLE).map(v -> Values.wholeInt(POOL_MAX_IDLE, v, 0)).orElse(d.maxIdle());
+        int minIdle = source.get(POOL_MIN_IDLE).map(v -> Values.wholeInt(POOL_MIN_IDLE, v, 0)).orElse(d.minIdle());
+        Duration maxWait = source.get(POOL_MAX_WAIT).map(v -> millis(POOL_MAX_WAIT, v)).orElse(d.maxWait());
+        if (minIdle > maxIdle) {
+            throw new SluiceConfigException(POOL_MIN_IDLE, POOL_MIN_IDLE + ": \"" + minIdle + "\" is more than "
+                    + POOL_MAX_IDLE + " (" + maxIdle + "); expected a whole number from 0 to " + maxIdle);
+        }
+        return new RedisSettings.Pool(maxTotal, maxIdle, minIdle, maxWait);
+    }
+
+    /**
+     * A positive duration that Jedis can hold: it counts timeouts in whole milliseconds in an {@code int},
+     * and reads 0 as "wait forever", so sub-millisecond values must not round down to it.
+     */
+    private static Duration millis(String key, String value) {
+        Duration d = Durations.parse(key, value);
+        if (d.compareTo(Duration.ofMillis(1)) < 0 || d.toMillis() > Integer.MAX_VALUE) {
+            throw new SluiceConfigException(key, value, "a duration from 1ms to 24d such as 500ms or 2s");
+        }
+        return d;
+    }
+
+    private static List<String> nodes(ConfigSource source, String key) {
+        Optional<String> value = source.get(key);
+        if (value.isEmpty()) {
+            return List.of();
+        }
+        Set<String> nodes = new LinkedHashSet<>();
+        for (String item : Values.list(value.get())) {
+            String[] hp = RedisUri.hostAndPort(key, value.get(), item, false, NODES_EXPECTED);
+            if (!nodes.add(hp[0] + ":" + hp[1])) {
+                throw new SluiceConfigException(key, value.get(), NODES_EXPECTED + ", each node once");
+            }
+        }
+        if (nodes.isEmpty()) {
+            throw new SluiceConfigException(key, value.get(), NODES_EXPECTED);
+        }
+        return List.copyOf(nodes);
+    }
+
+    /** Kept as written, credentials included: each master may have its own. Validated like sluice.redis.uri. */
+    private static List<String> redlockNodes(ConfigSource source) {
+        Optional<String> value = source.get(REDLOCK_NODES);
+        if (value.isEmpty()) {
+            return List.of();
+        }
+        String shown = String.join(",", Values.list(value.get()).stream().map(RedisUri::redact).toList());
+        List<String> uris = new ArrayList<>();
+        Set<String> endpoints = new LinkedHashSet<>();
+        for (String item : Values.list(value.get())) {
+            RedisUri node = RedisUri.parse(REDLOCK_NODES, item);
+            if (!endpoints.add(node.host() + ":" + node.port())) {
+                // Two entries for one server would let a single failure count twice towards the quorum.
+                throw new SluiceConfigException(REDLOCK_NODES, shown, "independent masters, each host:port"
+                        + " once, such as redis://a:6379,redis://b:6379,redis://c:6379");
+            }
+            uris.add(item);
+        }
+        if (uris.size() < MIN_REDLOCK_NODES) {
+            throw new SluiceConfigException(REDLOCK_NODES, REDLOCK_NODES + ": \"" + shown + "\" names "
+                    + uris.size() + " master(s); expected at least " + MIN_REDLOCK_NODES + " independent"
+                    + " masters such as redis://a:6379,redis://b:6379,redis://c:6379 (a quorum over fewer"
+                    + " survives no failure; use " + URI + " for a single server)");
+        }
+        return List.copyOf(uris);
+    }
+
+    private static void exclusive(ConfigSource source, String a, String b, boolean hasA, boolean hasB) {
+        if (hasA && hasB) {
+            throw new SluiceConfigException(b, b + ": \"" + RedisUri.redact(source.get(b).orElseThrow())
+                    + "\" is set together with " + a + " \"" + RedisUri.redact(source.get(a).orElseThrow())
+                    + "\"; expected only one of " + URI + ", " + SENTINELS + " and " + CLUSTER_NODES);
+        }
+    }
+
+    private static SluiceConfigException twice(String key) {
+        String what = key.equals(PASSWORD) ? "password" : "user";
+        return new SluiceConfigException(key, key + ": a " + what + " is also given in " + URI
+                + "; expected the " + what + " in only one of them");
+    }
+}

@@ -1,0 +1,225 @@
+package dev.sluice.internal.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static dev.sluice.internal.config.Rejections.rejects;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+class RedisSettingsLoaderTest {
+
+    private static RedisSettings redis(Map<String, String> values) {
+        return SluiceConfigLoader.load(ConfigSources.of(values)).redis();
+    }
+
+    @Test
+    void usesInProcessStoreWithDefaultsWhenNothingIsSet() {
+        RedisSettings r = redis(Map.of());
+        assertThat(r.mode()).isEqualTo(RedisSettings.Mode.IN_PROCESS);
+        assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(r.pool()).isEqualTo(new RedisSettings.Pool(64, 64, 0, Duration.ofMillis(500)));
+    }
+
+    @Test
+    void readsStandaloneUriWithDatabaseAndDefaultPort() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://cache.internal/3"));
+        assertThat(r.mode()).isEqualTo(RedisSettings.Mode.STANDALONE);
+        assertThat(r.uri()).contains("redis://cache.internal:6379/3");
+        assertThat(r.database()).isEqualTo(3);
+        assertThat(r.tls()).isFalse();
+        assertThat(r.user()).isEmpty();
+        assertThat(r.password()).isEmpty();
+    }
+
+    @Test
+    void splitsCredentialsOutOfTheUriAndNeverShowsThePassword() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "rediss://alice:s3cr%40t@10.0.0.5:6380"));
+        assertThat(r.uri()).contains("rediss://10.0.0.5:6380/0");
+        assertThat(r.user()).contains("alice");
+        assertThat(r.password()).contains("s3cr@t");
+        assertThat(r.tls()).isTrue();
+        assertThat(r.toString()).doesNotContain("s3cr").contains("****");
+    }
+
+    @Test
+    void readsPasswordOnlyUri() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://:hunter2@[::1]:6379"));
+        assertThat(r.uri()).contains("redis://[::1]:6379/0");
+        assertThat(r.user()).isEmpty();
+        assertThat(r.password()).contains("hunter2");
+    }
+
+    @Test
+    void takesCredentialsFromTheirOwnKeysWhenTheUriHasNone() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://localhost:6379",
+                "sluice.redis.user", "app", "sluice.redis.password", "pw"));
+        assertThat(r.user()).contains("app");
+        assertThat(r.password()).contains("pw");
+        assertThat(r.toString()).doesNotContain("pw,").doesNotContain("=pw");
+    }
+
+    @Test
+    void readsSentinelSettings() {
+        RedisSettings r = redis(Map.of("sluice.redis.sentinels", "s1:26379, s2:26379,[::1]:26380",
+                "sluice.redis.master-name", "mymaster"));
+        assertThat(r.mode()).isEqualTo(RedisSettings.Mode.SENTINEL);
+        assertThat(r.sentinels()).containsExactly("s1:26379", "s2:26379", "[::1]:26380");
+        assertThat(r.masterName()).contains("mymaster");
+        assertThat(r.uri()).isEmpty();
+    }
+
+    @Test
+    void readsClusterNodes() {
+        RedisSettings r = redis(Map.of("sluice.redis.cluster-nodes", "n1:7000,n2:7001,"));
+        assertThat(r.mode()).isEqualTo(RedisSettings.Mode.CLUSTER);
+        assertThat(r.clusterNodes()).containsExactly("n1:7000", "n2:7001");
+    }
+
+    @Test
+    void readsRedlockNodesWithTheirOwnCredentials() {
+        RedisSettings r = redis(Map.of("sluice.redis.redlock-nodes",
+                "redis://a:6379,redis://:pw@b:6379,rediss://c:6380/1"));
+        assertThat(r.redlockNodes()).containsExactly("redis://a:6379", "redis://:pw@b:6379", "rediss://c:6380/1");
+        assertThat(r.toString()).doesNotContain("pw@");
+    }
+
+    @Test
+    void readsTimeoutAndPool() {
+        RedisSettings r = redis(Map.of("sluice.redis.timeout", "750ms", "sluice.redis.pool.max-total", "8",
+                "sluice.redis.pool.max-idle", "4", "sluice.redis.pool.min-idle", "2",
+                "sluice.redis.pool.max-wait", "PT1S"));
+        assertThat(r.timeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(r.pool()).isEqualTo(new RedisSettings.Pool(8, 4, 2, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void rejectsUriWithoutScheme() {
+        rejects(Map.of("sluice.redis.uri", "redis//host:6379"), "sluice.redis.uri", "\"redis//host:6379\"");
+    }
+
+    @Test
+    void rejectsHttpUri() {
+        String message = rejects(Map.of("sluice.redis.uri", "http://x"), "sluice.redis.uri", "\"http://x\"");
+        assertThat(message).contains("redis://[user:password@]host:port[/db]");
+    }
+
+    @Test
+    void rejectsPortOutOfRange() {
+        rejects(Map.of("sluice.redis.uri", "redis://host:70000"), "sluice.redis.uri", "\"redis://host:70000\"");
+    }
+
+    @Test
+    void rejectsPortZero() {
+        rejects(Map.of("sluice.redis.uri", "redis://host:0"), "sluice.redis.uri", "\"redis://host:0\"");
+    }
+
+    @Test
+    void rejectsNonNumericDatabase() {
+        rejects(Map.of("sluice.redis.uri", "redis://host:6379/zero"), "sluice.redis.uri",
+                "\"redis://host:6379/zero\"");
+    }
+
+    @Test
+    void rejectsQueryParameters() {
+        rejects(Map.of("sluice.redis.uri", "redis://host:6379?ssl=true"), "sluice.redis.uri",
+                "\"redis://host:6379?ssl=true\"");
+    }
+
+    @Test
+    void masksCredentialsOfAMalformedUri() {
+        String message = rejects(Map.of("sluice.redis.uri", "redis://bob:topsecret@host:99999"),
+                "sluice.redis.uri", "\"redis://****@host:99999\"");
+        assertThat(message).doesNotContain("topsecret").doesNotContain("bob");
+    }
+
+    @Test
+    void rejectsCredentialsWithoutColonInsteadOfGuessingWhatTheyAre() {
+        String message = rejects(Map.of("sluice.redis.uri", "redis://topsecret@host:6379"),
+                "sluice.redis.uri", "\"redis://****@host:6379\"");
+        assertThat(message).doesNotContain("topsecret").contains(":password@");
+    }
+
+    @Test
+    void rejectsPasswordGivenTwiceWithoutShowingEither() {
+        Throwable e = catchThrowable(() -> redis(Map.of("sluice.redis.uri", "redis://:one@host:6379",
+                "sluice.redis.password", "two")));
+        assertThat(e).hasMessageStartingWith("sluice.redis.password:").hasMessageContaining("sluice.redis.uri");
+        assertThat(e.getMessage()).doesNotContain("one@").doesNotContain("\"two\"");
+    }
+
+    @Test
+    void rejectsSentinelsWithoutMasterName() {
+        rejects(Map.of("sluice.redis.sentinels", "s1:26379"), "sluice.redis.master-name", "\"s1:26379\"");
+    }
+
+    @Test
+    void rejectsMasterNameWithoutSentinels() {
+        rejects(Map.of("sluice.redis.master-name", "mymaster"), "sluice.redis.master-name", "\"mymaster\"");
+    }
+
+    @Test
+    void rejectsSentinelWithoutPort() {
+        rejects(Map.of("sluice.redis.sentinels", "s1:26379,s2", "sluice.redis.master-name", "m"),
+                "sluice.redis.sentinels", "\"s1:26379,s2\"");
+    }
+
+    @Test
+    void rejectsClusterNodeWithBadPort() {
+        String message = rejects(Map.of("sluice.redis.cluster-nodes", "n1:7000,n2:port"),
+                "sluice.redis.cluster-nodes", "\"n1:7000,n2:port\"");
+        assertThat(message).contains("1 to 65535");
+    }
+
+    @Test
+    void rejectsUriTogetherWithClusterNodes() {
+        String message = rejects(Map.of("sluice.redis.uri", "redis://h:1", "sluice.redis.cluster-nodes", "n1:7000"),
+                "sluice.redis.cluster-nodes", "\"n1:7000\"");
+        assertThat(message).contains("sluice.redis.uri");
+    }
+
+    @Test
+    void rejectsRedlockOverFewerThanThreeMasters() {
+        rejects(Map.of("sluice.redis.redlock-nodes", "redis://a:6379,redis://b:6379"),
+                "sluice.redis.redlock-nodes", "\"redis://a:6379,redis://b:6379\"");
+    }
+
+    @Test
+    void rejectsRedlockNodeListedTwice() {
+        rejects(Map.of("sluice.redis.redlock-nodes", "redis://a:6379,redis://b:6379,redis://a:6379/1"),
+                "sluice.redis.redlock-nodes", "\"redis://a:6379,redis://b:6379,redis://a:6379/1\"");
+    }
+
+    @Test
+    void rejectsZeroTimeout() {
+        rejects(Map.of("sluice.redis.timeout", "0s"), "sluice.redis.timeout", "\"0s\"");
+    }
+
+    @Test
+    void rejectsSubMillisecondTimeoutThatJedisWouldReadAsForever() {
+        rejects(Map.of("sluice.redis.timeout", "PT0.0001S"), "sluice.redis.timeout", "\"PT0.0001S\"");
+    }
+
+    @Test
+    void rejectsZeroPoolSize() {
+        rejects(Map.of("sluice.redis.pool.max-total", "0"), "sluice.redis.pool.max-total", "\"0\"");
+    }
+
+    @Test
+    void rejectsNonNumericPoolSize() {
+        rejects(Map.of("sluice.redis.pool.max-idle", "many"), "sluice.redis.pool.max-idle", "\"many\"");
+    }
+
+    @Test
+    void rejectsMinIdleAboveMaxIdle() {
+        rejects(Map.of("sluice.redis.pool.max-idle", "4", "sluice.redis.pool.min-idle", "8"),
+                "sluice.redis.pool.min-idle", "\"8\"");
+    }
+
+    @Test
+    void rejectsNegativePoolMaxWait() {
+        rejects(Map.of("sluice.redis.pool.max-wait", "-5s"), "sluice.redis.pool.max-wait", "\"-5s\"");
+    }
+}

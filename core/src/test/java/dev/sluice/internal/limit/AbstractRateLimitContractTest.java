@@ -1,0 +1,186 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.RateLimitDecision;
+import dev.sluice.internal.config.PolicyConfig;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static dev.sluice.internal.limit.Policies.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The behaviour every rate-limit store must show, run against each store (in-process, Redis standalone,
+ * Redis Cluster). Scenarios use hour- and day-long windows so that the store's real clock moving during a
+ * test changes nothing visible; clock-driven behaviour is covered by the in-process tests with a
+ * controlled clock and by the differential test.
+ */
+abstract class AbstractRateLimitContractTest {
+
+    private static final Duration HOUR = Duration.ofHours(1);
+    private static final long TOKEN_MS_AT_5_PER_HOUR = 720_000;
+
+    /** A store with no buckets in it. */
+    protected abstract RateLimitStore freshStore();
+
+    private RateLimitEngine engine;
+
+    @BeforeEach
+    void startWithEmptyStore() {
+        engine = new RateLimitEngine(freshStore(), "sluice");
+    }
+
+    private RateLimitDecision take(PolicyConfig policy, String key) {
+        return engine.decide(policy, key, 1);
+    }
+
+    @Test
+    void admitsTheBurstThenDenies() {
+        PolicyConfig login = policy("login", 5, HOUR);
+        for (int i = 4; i >= 0; i--) {
+            RateLimitDecision decision = take(login, "10.0.0.1");
+            assertThat(decision.allowed()).isTrue();
+            assertThat(decision.remaining()).isEqualTo(i);
+        }
+        RateLimitDecision denied = take(login, "10.0.0.1");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.remaining()).isZero();
+        assertThat(denied.limit()).isEqualTo(5);
+        assertThat(denied.windowSeconds()).isEqualTo(3600);
+        assertThat(denied.retryAfterMillis()).isBetween(TOKEN_MS_AT_5_PER_HOUR - 5_000, TOKEN_MS_AT_5_PER_HOUR);
+    }
+
+    @Test
+    void burstLargerThanRateIsAdmittedAtOnce() {
+        PolicyConfig api = policy("api", 12, 5, HOUR);
+        for (int i = 0; i < 12; i++) {
+            assertThat(take(api, "k").allowed()).as("request %d", i + 1).isTrue();
+        }
+        assertThat(take(api, "k").allowed()).isFalse();
+    }
+
+    @Test
+    void keysHaveSeparateBuckets() {
+        PolicyConfig login = policy("login", 1, HOUR);
+        assertThat(take(login, "alice").allowed()).isTrue();
+        assertThat(take(login, "alice").allowed()).isFalse();
+        assertThat(take(login, "bob").allowed()).isTrue();
+    }
+
+    @Test
+    void policiesHaveSeparateBucketsForTheSameKey() {
+        assertThat(take(policy("a", 1, HOUR), "k").allowed()).isTrue();
+        assertThat(take(policy("b", 1, HOUR), "k").allowed()).isTrue();
+        assertThat(take(policy("a", 1, HOUR), "k").allowed()).isFalse();
+    }
+
+    @Test
+    void deniedRequestsAreNotCharged() {
+        PolicyConfig login = policy("login", 2, HOUR);
+        take(login, "k");
+        take(login, "k");
+        long firstWait = take(login, "k").retryAfterMillis();
+        for (int i = 0; i < 5; i++) {
+            assertThat(take(login, "k").retryAfterMillis()).isLessThanOrEqualTo(firstWait);
+        }
+    }
+
+    @Test
+    void costIsTakenFromTheBucket() {
+        PolicyConfig export = policy("export", 5, HOUR);
+        assertThat(engine.decide(export, "k", 3).remaining()).isEqualTo(2);
+        RateLimitDecision denied = engine.decide(export, "k", 3);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.remaining()).isEqualTo(2);
+        assertThat(denied.retryAfterMillis()).isBetween(TOKEN_MS_AT_5_PER_HOUR - 5_000, TOKEN_MS_AT_5_PER_HOUR);
+        assertThat(engine.decide(export, "k", 2).allowed()).isTrue();
+    }
+
+    @Test
+    void costAboveCapacityIsNeverAdmittedAndChargesNothing() {
+        PolicyConfig export = policy("export", 5, HOUR);
+        RateLimitDecision decision = engine.decide(export, "k", 6);
+        assertThat(decision.allowed()).isFalse();
+        assertThat(decision.never()).isTrue();
+        assertThat(decision.retryAfterMillis()).isEqualTo(RateLimitDecision.NEVER);
+        assertThat(engine.decide(export, "k", 5).allowed()).isTrue();
+    }
+
+    @Test
+    void everyBandwidthIsCheckedAndTheTightestIsReported() {
+        PolicyConfig api = policy("api", 10, 10, HOUR, 3, Duration.ofDays(1));
+        RateLimitDecision first = take(api, "k");
+        assertThat(first.remaining()).isEqualTo(2);
+        assertThat(first.limit()).isEqualTo(3);
+        assertThat(first.windowSeconds()).isEqualTo(86_400);
+        take(api, "k");
+        take(api, "k");
+        RateLimitDecision denied = take(api, "k");
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfterMillis()).isBetween(28_795_000L, 28_800_000L);
+    }
+
+    @Test
+    void bandwidthsAreChargedAllOrNothing() {
+        Duration day = Duration.ofDays(1);
+        PolicyConfig api = policy("api", 5, 5, day, 2, HOUR);
+        take(api, "k");
+        take(api, "k");
+        for (int i = 0; i < 4; i++) {
+            assertThat(take(api, "k").allowed()).as("the hourly bandwidth is spent").isFalse();
+        }
+        // Same policy name and key, daily bandwidth only: it reads the daily bucket, charged twice, not six times.
+        PolicyConfig dailyOnly = policy("api", 5, 5, day);
+        assertThat(take(dailyOnly, "k").remaining()).isEqualTo(2);
+    }
+
+    @Test
+    void aDenialByOnePolicyChargesNoOtherPolicyOfTheRequest() {
+        PolicyConfig perIp = policy("per-ip", 5, HOUR);
+        PolicyConfig global = policy("global", 1, HOUR);
+        List<RateLimitEngine.LimitCall> request = List.of(
+                new RateLimitEngine.LimitCall(perIp, "10.0.0.1", 1),
+                new RateLimitEngine.LimitCall(global, "all", 1));
+
+        List<RateLimitDecision> first = engine.decide(request);
+        assertThat(first).allMatch(RateLimitDecision::allowed);
+        assertThat(first.get(0).remaining()).isEqualTo(4);
+
+        List<RateLimitDecision> second = engine.decide(request);
+        assertThat(second.get(1).allowed()).isFalse();
+        assertThat(second.get(0).allowed()).as("per-ip alone would admit").isTrue();
+        assertThat(second.get(0).remaining()).as("but it was not charged").isEqualTo(4);
+
+        assertThat(take(perIp, "10.0.0.1").remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void resetIsTheTimeUntilTheBucketIsFull() {
+        PolicyConfig login = policy("login", 5, HOUR);
+        take(login, "k");
+        RateLimitDecision second = take(login, "k");
+        assertThat(second.resetMillis()).isBetween(2 * TOKEN_MS_AT_5_PER_HOUR - 5_000, 2 * TOKEN_MS_AT_5_PER_HOUR);
+    }
+
+    @Test
+    void admittedDecisionSaysWhenTheNextTokenArrivesOnceTheBucketIsEmpty() {
+        PolicyConfig login = policy("login", 2, HOUR);
+        RateLimitDecision first = take(login, "k");
+        assertThat(first.retryAfterMillis()).isZero();
+        RateLimitDecision last = take(login, "k");
+        assertThat(last.allowed()).isTrue();
+        assertThat(last.remaining()).isZero();
+        assertThat(last.retryAfterMillis()).isBetween(1_800_000L - 5_000, 1_800_000L);
+    }
+
+    @Test
+    void hostileKeysAreDecidedLikeAnyOther() {
+        PolicyConfig login = policy("login", 1, HOUR);
+        String hostile = "}\r\n{x" + "A".repeat(10_000) + "\u0000é";
+        assertThat(take(login, hostile).allowed()).isTrue();
+        assertThat(take(login, hostile).allowed()).isFalse();
+        assertThat(take(login, hostile + "!").allowed()).isTrue();
+    }
+}
