@@ -1,0 +1,202 @@
+package dev.sluice.jaxrs;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.jaxrs.broken.UnknownPolicyResource;
+import dev.sluice.test.RateLimitAssertions;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.sluice.test.RateLimitAssertions.assertAllowed;
+import static dev.sluice.test.RateLimitAssertions.assertTooManyRequests;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The JAX-RS scenarios, run unchanged on every runtime (one subclass each): an application that lists its
+ * classes, {@link RateLimitFeature} among them, deployed in a real HTTP server and called over HTTP.
+ * Responses are checked with {@link RateLimitAssertions}, the helper the servlet filter's tests use, so
+ * both answer a client identically.
+ */
+abstract class AbstractRateLimitedResourceIT {
+
+    private static final AtomicInteger PREFIXES = new AtomicInteger();
+    private static final long HOUR = 3600;
+
+    /**
+     * HTTP/1.1: the JDK client otherwise asks cleartext servers to upgrade to h2c, and Grizzly 4.0 then
+     * drops the Content-Type of its answer (eclipse-ee4j/glassfish-grizzly#2192).
+     */
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private JaxrsContainer.Deployment deployment;
+
+    /** The runtime under test. */
+    abstract JaxrsContainer container();
+
+    /** Settings selecting the store: the Redis server's URI, or none for the in-process store. */
+    abstract Map<String, String> storeSettings();
+
+    @AfterEach
+    void undeploy() {
+        if (deployment != null) {
+            deployment.close();
+        }
+    }
+
+    @Test
+    void methodAnnotationAddsToClassAnnotation() throws Exception {
+        deployScenarios();
+
+        assertThat(assertAllowed(get("class-limited/stricter"), "per-method", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("class-limited/stricter"), "per-method", 2, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("class-limited/stricter"), "per-method", 2, HOUR);
+
+        // per-class was charged by both admitted calls above (the refused one charged nothing)
+        assertThat(assertAllowed(get("class-limited/plain"), "per-class", 4, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("class-limited/plain"), "per-class", 4, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("class-limited/plain"), "per-class", 4, HOUR);
+        assertTooManyRequests(get("class-limited/stricter"), "per-method", 2, HOUR);
+    }
+
+    @Test
+    void repeatedAnnotationsAreAllEnforced() throws Exception {
+        deployScenarios();
+
+        // the headers describe the policy with the fewest tokens left: "first" (2/1h)
+        assertThat(assertAllowed(get("three"), "first", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("three"), "first", 2, HOUR).remaining()).isZero();
+        HttpResponse<String> denied = get("three");
+        assertTooManyRequests(denied, "first", 2, HOUR);
+        assertThat(RateLimitAssertions.assertProblem(denied, 429).get("violated-policies"))
+                .isEqualTo(java.util.List.of("first"));
+    }
+
+    @Test
+    void principalKeysGiveEachAuthenticatedUserABucket() throws Exception {
+        deployScenarios();
+
+        assertThat(assertAllowed(get("me", "alice"), "per-user", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("me", "alice"), "per-user", 2, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("me", "alice"), "per-user", 2, HOUR);
+
+        assertThat(assertAllowed(get("me", "bob"), "per-user", 2, HOUR).remaining()).isEqualTo(1);
+        // anonymous requests fall back to the client address: a bucket of their own
+        assertThat(assertAllowed(get("me"), "per-user", 2, HOUR).remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void pathParameterKeysGiveEachItemABucket() throws Exception {
+        deployScenarios();
+
+        assertAllowed(get("items/1"), "per-item", 2, HOUR);
+        assertAllowed(get("items/1"), "per-item", 2, HOUR);
+        assertTooManyRequests(get("items/1"), "per-item", 2, HOUR);
+
+        assertThat(assertAllowed(get("items/2"), "per-item", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("items/%7Bbraces%7D%20and%20spaces"), "per-item", 2, HOUR).remaining())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void configurationWinsOverInlineDefaults() throws Exception {
+        deployScenarios();
+
+        // inline 100/1h, configured 2/1h; the inline key (global) still applies since config has no key
+        assertAllowed(get("tuned"), "tuned", 2, HOUR);
+        assertAllowed(get("tuned", "alice"), "tuned", 2, HOUR);
+        assertTooManyRequests(get("tuned", "bob"), "tuned", 2, HOUR);
+    }
+
+    @Test
+    void policiesChargedByTheServletFilterAreNotChargedAgain() throws Exception {
+        assumeTrue(container().servlet(), "only a servlet container has a servlet filter");
+        deployScenarios();
+
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> response = get("shared", Map.of(UndertowServletContainer.CHARGED_HEADER, "shared"));
+            assertThat(response.statusCode()).isEqualTo(200);
+            RateLimitAssertions.assertNoRateLimitHeaders(response);
+        }
+        assertThat(assertAllowed(get("shared"), "shared", 1, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("shared"), "shared", 1, HOUR);
+        assertThat(get("shared", Map.of(UndertowServletContainer.CHARGED_HEADER, "other")).statusCode())
+                .isEqualTo(429);
+    }
+
+    @Test
+    void methodsWithoutPoliciesAreLeftAlone() throws Exception {
+        deployScenarios();
+
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> response = get("free");
+            assertThat(response.statusCode()).isEqualTo(200);
+            RateLimitAssertions.assertNoRateLimitHeaders(response);
+        }
+    }
+
+    @Test
+    void deploymentFailsNamingTheMethodAndThePolicy() {
+        TestApplication broken = new TestApplication(UnknownPolicyResource.class, RateLimitFeature.class)
+                .properties(settings());
+
+        assertThatThrownBy(() -> deployment = container().deploy(broken))
+                .satisfies(e -> assertThat(rootSluiceConfigException(e))
+                        .as("a SluiceConfigException in the cause chain of %s", e)
+                        .isNotNull()
+                        .satisfies(c -> assertThat(c.getMessage())
+                                .contains("dev.sluice.jaxrs.broken.UnknownPolicyResource#nope()")
+                                .contains("\"nope\"")
+                                .contains("sluice.limit.nope.rate")));
+    }
+
+    /** Deploys every scenario resource with a fresh key prefix, so no test sees another's buckets. */
+    void deployScenarios() throws Exception {
+        TestApplication application = new TestApplication(Resources.ClassLimited.class,
+                Resources.ThreePolicies.class, Resources.PerUser.class, Resources.PerItem.class,
+                Resources.Tuned.class, Resources.Shared.class, Resources.Free.class, RateLimitFeature.class)
+                .properties(settings());
+        deployment = container().deploy(application);
+    }
+
+    Map<String, String> settings() {
+        Map<String, String> settings = new java.util.HashMap<>(storeSettings());
+        settings.put("sluice.key-prefix", "t" + PREFIXES.incrementAndGet() + "-" + ProcessHandle.current().pid());
+        settings.put("sluice.limit.tuned.rate", "2/1h");
+        return settings;
+    }
+
+    HttpResponse<String> get(String path) throws Exception {
+        return get(path, Map.of());
+    }
+
+    HttpResponse<String> get(String path, String user) throws Exception {
+        String credentials = user + ":" + JaxrsContainer.PASSWORD;
+        return get(path, Map.of("Authorization",
+                "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    HttpResponse<String> get(String path, Map<String, String> headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(deployment.base() + path));
+        headers.forEach(request::header);
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static SluiceConfigException rootSluiceConfigException(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SluiceConfigException config) {
+                return config;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,190 @@
+package dev.sluice.jaxrs;
+
+import dev.sluice.internal.http.ChargedPolicies;
+
+import io.undertow.Undertow;
+import io.undertow.security.idm.Account;
+import io.undertow.security.idm.Credential;
+import io.undertow.security.idm.IdentityManager;
+import io.undertow.security.idm.PasswordCredential;
+import io.undertow.servlet.Servlets;
+import io.undertow.servlet.api.DeploymentInfo;
+import io.undertow.servlet.api.DeploymentManager;
+import io.undertow.servlet.api.InstanceFactory;
+import io.undertow.servlet.api.LoginConfig;
+import io.undertow.servlet.util.ImmediateInstanceFactory;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.Servlet;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.ws.rs.core.Application;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.security.Principal;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A JAX-RS runtime deployed as a servlet in Undertow, as on WildFly (RESTEasy) or any servlet container
+ * (Jersey's {@code ServletContainer}). Authentication is the servlet container's own: HTTP BASIC against an
+ * Undertow identity manager, attempted whenever credentials are sent ({@code PRO_ACTIVE}), so JAX-RS sees the
+ * user through {@code HttpServletRequest.getUserPrincipal()} exactly as with a server's security realm.
+ *
+ * <p>A servlet filter stands in for Sluice's servlet filter where a scenario needs it: requests carrying
+ * {@value #CHARGED_HEADER} get the listed policies recorded in {@link ChargedPolicies#ATTRIBUTE}, as the
+ * servlet filter records the policies it decided.
+ */
+final class UndertowServletContainer implements JaxrsContainer {
+
+    /** Comma-separated policy names that the stand-in servlet filter records as already charged. */
+    static final String CHARGED_HEADER = "X-Test-Charged";
+
+    private final String name;
+    private final Function<Application, DeploymentInfo> servlet;
+
+    private UndertowServletContainer(String name, Function<Application, DeploymentInfo> servlet) {
+        this.name = name;
+        this.servlet = servlet;
+    }
+
+    /** Jersey's {@code ServletContainer} over the application. */
+    static UndertowServletContainer jersey() {
+        return new UndertowServletContainer("Jersey", app -> deployment(
+                new org.glassfish.jersey.servlet.ServletContainer(
+                        org.glassfish.jersey.server.ResourceConfig.forApplication(app)), null));
+    }
+
+    /** RESTEasy's servlet dispatcher over the application, the way RESTEasy's embedded Undertow server wires it. */
+    static UndertowServletContainer resteasy() {
+        return new UndertowServletContainer("RESTEasy", app -> {
+            org.jboss.resteasy.spi.ResteasyDeployment deployment = new org.jboss.resteasy.core.ResteasyDeploymentImpl();
+            deployment.setApplication(app);
+            return deployment(new org.jboss.resteasy.plugins.server.servlet.HttpServlet30Dispatcher(), deployment);
+        });
+    }
+
+    private static DeploymentInfo deployment(Servlet dispatcher, Object resteasyDeployment) {
+        InstanceFactory<Servlet> instance = new ImmediateInstanceFactory<>(dispatcher);
+        DeploymentInfo info = Servlets.deployment()
+                .setClassLoader(UndertowServletContainer.class.getClassLoader())
+                .setContextPath("/")
+                .setDeploymentName("sluice-test")
+                .addServlet(Servlets.servlet("jaxrs", dispatcher.getClass(), instance)
+                        .addMapping("/*")
+                        .setLoadOnStartup(1)
+                        .setAsyncSupported(true))
+                .addFilter(Servlets.filter("charged", ChargedByServletFilter.class))
+                .addFilterUrlMapping("charged", "/*", DispatcherType.REQUEST)
+                .setLoginConfig(new LoginConfig("BASIC", "sluice"))
+                .setIdentityManager(new Users());
+        if (resteasyDeployment != null) {
+            info.addServletContextAttribute(org.jboss.resteasy.spi.ResteasyDeployment.class.getName(),
+                    resteasyDeployment);
+        }
+        return info;
+    }
+
+    @Override
+    public Deployment deploy(Application application) throws Exception {
+        DeploymentManager manager = Servlets.newContainer().addDeployment(servlet.apply(application));
+        manager.deploy();
+        Undertow server;
+        try {
+            server = Undertow.builder().addHttpListener(0, "127.0.0.1").setHandler(manager.start()).build();
+        } catch (ServletException | RuntimeException e) {
+            manager.undeploy();
+            throw e;
+        }
+        server.start();
+        int port = ((InetSocketAddress) server.getListenerInfo().get(0).getAddress()).getPort();
+        URI base = URI.create("http://127.0.0.1:" + port + "/");
+        return new Deployment() {
+            @Override
+            public URI base() {
+                return base;
+            }
+
+            @Override
+            public void close() {
+                try {
+                    manager.stop();
+                } catch (ServletException e) {
+                    throw new IllegalStateException(e);
+                } finally {
+                    manager.undeploy();
+                    server.stop();
+                }
+            }
+        };
+    }
+
+    @Override
+    public boolean servlet() {
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return name + " on Undertow (servlet)";
+    }
+
+    /** Stand-in for Sluice's servlet filter: records policies as decided, as that filter does. */
+    public static final class ChargedByServletFilter implements Filter {
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            String charged = ((HttpServletRequest) request).getHeader(CHARGED_HEADER);
+            if (charged != null) {
+                List<String> policies = Arrays.asList(charged.split(","));
+                request.setAttribute(ChargedPolicies.ATTRIBUTE,
+                        ChargedPolicies.with(request.getAttribute(ChargedPolicies.ATTRIBUTE), policies));
+            }
+            chain.doFilter(request, response);
+        }
+    }
+
+    /** The container's user store: {@link #USERS}, each with {@link #PASSWORD}. */
+    private static final class Users implements IdentityManager {
+        @Override
+        public Account verify(Account account) {
+            return account;
+        }
+
+        @Override
+        public Account verify(String id, Credential credential) {
+            if (USERS.contains(id) && credential instanceof PasswordCredential password
+                    && PASSWORD.equals(new String(password.getPassword()))) {
+                return new UserAccount(id);
+            }
+            return null;
+        }
+
+        @Override
+        public Account verify(Credential credential) {
+            return null;
+        }
+    }
+
+    private record UserAccount(String name) implements Account {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Principal getPrincipal() {
+            return this::name;
+        }
+
+        @Override
+        public Set<String> getRoles() {
+            return Set.of("user");
+        }
+    }
+}
