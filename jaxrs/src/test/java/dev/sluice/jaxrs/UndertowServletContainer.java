@@ -12,12 +12,14 @@ import io.undertow.servlet.api.DeploymentInfo;
 import io.undertow.servlet.api.DeploymentManager;
 import io.undertow.servlet.api.InstanceFactory;
 import io.undertow.servlet.api.LoginConfig;
+import io.undertow.servlet.api.ServletContainerInitializerInfo;
 import io.undertow.servlet.util.ImmediateInstanceFactory;
 
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.Servlet;
+import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -30,6 +32,7 @@ import java.net.URI;
 import java.security.Principal;
 import java.util.Arrays;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -86,6 +89,15 @@ final class UndertowServletContainer implements JaxrsContainer {
                 .addFilterUrlMapping("charged", "/*", DispatcherType.REQUEST)
                 .setLoginConfig(new LoginConfig("BASIC", "sluice"))
                 .setIdentityManager(new Users());
+        // A server would run every initializer listed in META-INF/services of WEB-INF/lib jars; embedded
+        // Undertow runs those it is given, so give it Sluice's, found the way a server finds it.
+        for (ServletContainerInitializer initializer : ServiceLoader.load(ServletContainerInitializer.class,
+                UndertowServletContainer.class.getClassLoader())) {
+            if (initializer.getClass().getName().startsWith("dev.sluice.")) {
+                info.addServletContainerInitializer(new ServletContainerInitializerInfo(initializer.getClass(),
+                        new ImmediateInstanceFactory<>(initializer), Set.of()));
+            }
+        }
         if (resteasyDeployment != null) {
             info.addServletContextAttribute(org.jboss.resteasy.spi.ResteasyDeployment.class.getName(),
                     resteasyDeployment);

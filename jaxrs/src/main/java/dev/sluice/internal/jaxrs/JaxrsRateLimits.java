@@ -18,8 +18,11 @@ import jakarta.ws.rs.core.FeatureContext;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -35,6 +38,10 @@ public final class JaxrsRateLimits implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
+    /** Open instances by application class loader, for {@link #closeAll}; entries leave on close. */
+    private static final Map<ClassLoader, Set<JaxrsRateLimits>> OPEN = new HashMap<>();
+
+    private final ClassLoader loader;
     private final SluiceRuntime runtime;
     private final MethodPolicies methodPolicies;
     private final RateLimitGate gate;
@@ -44,7 +51,9 @@ public final class JaxrsRateLimits implements AutoCloseable {
     private final AtomicBoolean warnedMissingPeer = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private JaxrsRateLimits(ConfigSource source, SluiceConfig config, SluiceRuntime runtime, boolean servletApi) {
+    private JaxrsRateLimits(ClassLoader loader, ConfigSource source, SluiceConfig config, SluiceRuntime runtime,
+            boolean servletApi) {
+        this.loader = loader;
         this.runtime = runtime;
         this.methodPolicies = new MethodPolicies(source);
         this.gate = RateLimitGate.of(runtime, config.onRedisFailure());
@@ -66,12 +75,17 @@ public final class JaxrsRateLimits implements AutoCloseable {
         ConfigSource source = ConfigSources.detect(loader, sluiceProperties(applicationProperties));
         SluiceConfig config = SluiceConfigLoader.load(source);
         SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
+        JaxrsRateLimits rateLimits;
         try {
-            return new JaxrsRateLimits(source, config, runtime, servletApiVisible(loader));
+            rateLimits = new JaxrsRateLimits(loader, source, config, runtime, servletApiVisible(loader));
         } catch (RuntimeException | Error e) {
             SluiceRuntimes.release(runtime);
             throw e;
         }
+        synchronized (OPEN) {
+            OPEN.computeIfAbsent(loader, l -> new HashSet<>()).add(rateLimits);
+        }
+        return rateLimits;
     }
 
     /**
@@ -127,11 +141,28 @@ public final class JaxrsRateLimits implements AutoCloseable {
         }
     }
 
-    /** Lets go of the runtime; the last user of an application's runtime closes its Redis pool. */
+    /** Lets go of the runtime; the last user of an application's runtime closes its Redis pool. Idempotent. */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            synchronized (OPEN) {
+                Set<JaxrsRateLimits> open = OPEN.get(loader);
+                if (open != null && open.remove(this) && open.isEmpty()) {
+                    OPEN.remove(loader);
+                }
+            }
             SluiceRuntimes.release(runtime);
+        }
+    }
+
+    /** Closes every instance started for {@code loader}'s application (its undeployment). */
+    static void closeAll(ClassLoader loader) {
+        Set<JaxrsRateLimits> open;
+        synchronized (OPEN) {
+            open = OPEN.remove(loader);
+        }
+        if (open != null) {
+            open.forEach(JaxrsRateLimits::close);
         }
     }
 
