@@ -145,6 +145,17 @@ abstract class AbstractRateLimitedResourceIT {
     }
 
     @Test
+    void withoutTheFeatureNothingIsLimited() throws Exception {
+        deployment = container().deploy(new TestApplication(Resources.ClassLimited.class).properties(settings()));
+
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> response = get("class-limited/stricter");
+            assertThat(response.statusCode()).isEqualTo(200);
+            RateLimitAssertions.assertNoRateLimitHeaders(response);
+        }
+    }
+
+    @Test
     void deploymentFailsNamingTheMethodAndThePolicy() {
         TestApplication broken = new TestApplication(UnknownPolicyResource.class, RateLimitFeature.class)
                 .properties(settings());
