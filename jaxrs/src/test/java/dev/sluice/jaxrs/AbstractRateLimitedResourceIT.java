@@ -118,6 +118,18 @@ abstract class AbstractRateLimitedResourceIT {
     }
 
     @Test
+    void headerModeComesFromTheApplicationsSettings() throws Exception {
+        Map<String, String> legacy = new java.util.HashMap<>(settings());
+        legacy.put("sluice.headers", "legacy");
+        deployment = container().deploy(new TestApplication(Resources.Tuned.class, RateLimitFeature.class)
+                .properties(legacy));
+
+        HttpResponse<String> response = get("tuned");
+        assertThat(RateLimitAssertions.assertLegacyHeaders(response, 2)).isEqualTo(1);
+        assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+    }
+
+    @Test
     void policiesChargedByTheServletFilterAreNotChargedAgain() throws Exception {
         assumeTrue(container().servlet(), "only a servlet container has a servlet filter");
         deployScenarios();
