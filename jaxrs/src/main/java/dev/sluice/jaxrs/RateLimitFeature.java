@@ -73,7 +73,14 @@ public class RateLimitFeature implements DynamicFeature {
         if (resourceClass == null || method == null || !MethodPolicies.annotated(resourceClass, method)) {
             return;
         }
-        rateLimits(context).configure(resourceClass, method, context, PRIORITY);
+        JaxrsRateLimits shared = rateLimits(context);
+        try {
+            shared.configure(resourceClass, method, context, PRIORITY);
+        } catch (RuntimeException e) {
+            // the deployment fails: nothing will release the runtime later
+            close();
+            throw e;
+        }
     }
 
     private synchronized JaxrsRateLimits rateLimits(FeatureContext context) {
