@@ -19,14 +19,22 @@ public final class ReleaseOnUndeploy implements ServletContainerInitializer {
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
-        context.addListener(new Listener());
+        // Read now: containers may refuse getClassLoader() to listeners that were added programmatically.
+        ClassLoader loader = context.getClassLoader();
+        context.addListener(new Listener(loader != null ? loader : Thread.currentThread().getContextClassLoader()));
     }
 
     /** Closes what {@code RateLimitFeature} acquired for the application's class loader. */
     static final class Listener implements ServletContextListener {
+        private final ClassLoader loader;
+
+        Listener(ClassLoader loader) {
+            this.loader = loader;
+        }
+
         @Override
         public void contextDestroyed(ServletContextEvent event) {
-            JaxrsRateLimits.closeAll(event.getServletContext().getClassLoader());
+            JaxrsRateLimits.closeAll(loader);
         }
     }
 }
