@@ -250,6 +250,14 @@ class RateLimitFilterIT {
     }
 
     @Test
+    void aBeanKeyFailsTheDeploymentInAContainerWithoutCdi() {
+        assertThatThrownBy(() -> fragmentApp(with(LOGIN_5_PER_MINUTE, "sluice.limit.login.key", "bean:loginKey")))
+                .hasStackTraceContaining(SluiceConfigException.class.getName())
+                .hasStackTraceContaining("sluice.limit.login.key")
+                .hasStackTraceContaining("needs CDI");
+    }
+
+    @Test
     void aBadValueFailsTheDeploymentNamingTheKey() {
         assertThatThrownBy(() -> fragmentApp("sluice.limit.login.rate", "ten/s", "sluice.limit.login.paths", "/login"))
                 .hasStackTraceContaining(SluiceConfigException.class.getName())
