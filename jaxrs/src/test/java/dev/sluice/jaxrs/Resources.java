@@ -74,13 +74,23 @@ final class Resources {
         }
     }
 
-    /** A policy that is also applied by the servlet filter (a policy with paths) on some requests. */
+    /**
+     * A policy that the configuration also hands to the servlet filter for {@code /shared/filtered}
+     * ({@code sluice.limit.shared.paths}); {@code /shared/direct} is left to JAX-RS alone.
+     */
     @Path("shared")
+    @RateLimited("shared")
     public static class Shared {
         @GET
-        @RateLimited(value = "shared", rate = "1/1h")
-        public String shared() {
-            return "shared";
+        @Path("filtered")
+        public String filtered() {
+            return "filtered";
+        }
+
+        @GET
+        @Path("direct")
+        public String direct() {
+            return "direct";
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.jaxrs;
 
-import dev.sluice.internal.http.ChargedPolicies;
+import dev.sluice.filter.RateLimitFilter;
+
 
 import io.undertow.Undertow;
 import io.undertow.security.idm.Account;
@@ -16,22 +17,14 @@ import io.undertow.servlet.api.ServletContainerInitializerInfo;
 import io.undertow.servlet.util.ImmediateInstanceFactory;
 
 import jakarta.servlet.DispatcherType;
-import jakarta.servlet.Filter;
-import jakarta.servlet.FilterChain;
 import jakarta.servlet.Servlet;
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.core.Application;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.security.Principal;
-import java.util.Arrays;
-import java.util.List;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.function.Function;
@@ -42,14 +35,10 @@ import java.util.function.Function;
  * Undertow identity manager, attempted whenever credentials are sent ({@code PRO_ACTIVE}), so JAX-RS sees the
  * user through {@code HttpServletRequest.getUserPrincipal()} exactly as with a server's security realm.
  *
- * <p>A servlet filter stands in for Sluice's servlet filter where a scenario needs it: requests carrying
- * {@value #CHARGED_HEADER} get the listed policies recorded in {@link ChargedPolicies#ATTRIBUTE}, as the
- * servlet filter records the policies it decided.
+ * <p>Sluice's servlet filter is mapped to {@code /*} in front of the JAX-RS servlet, as its web fragment maps
+ * it, and configured with the application's {@code sluice.*} properties as context-params.
  */
 final class UndertowServletContainer implements JaxrsContainer {
-
-    /** Comma-separated policy names that the stand-in servlet filter records as already charged. */
-    static final String CHARGED_HEADER = "X-Test-Charged";
 
     private final String name;
     private final Function<Application, DeploymentInfo> servlet;
@@ -61,7 +50,7 @@ final class UndertowServletContainer implements JaxrsContainer {
 
     /** Jersey's {@code ServletContainer} over the application. */
     static UndertowServletContainer jersey() {
-        return new UndertowServletContainer("Jersey", app -> deployment(
+        return new UndertowServletContainer("Jersey", app -> deployment(app,
                 new org.glassfish.jersey.servlet.ServletContainer(
                         org.glassfish.jersey.server.ResourceConfig.forApplication(app)), null));
     }
@@ -71,11 +60,11 @@ final class UndertowServletContainer implements JaxrsContainer {
         return new UndertowServletContainer("RESTEasy", app -> {
             org.jboss.resteasy.spi.ResteasyDeployment deployment = new org.jboss.resteasy.core.ResteasyDeploymentImpl();
             deployment.setApplication(app);
-            return deployment(new org.jboss.resteasy.plugins.server.servlet.HttpServlet30Dispatcher(), deployment);
+            return deployment(app, new org.jboss.resteasy.plugins.server.servlet.HttpServlet30Dispatcher(), deployment);
         });
     }
 
-    private static DeploymentInfo deployment(Servlet dispatcher, Object resteasyDeployment) {
+    private static DeploymentInfo deployment(Application app, Servlet dispatcher, Object resteasyDeployment) {
         InstanceFactory<Servlet> instance = new ImmediateInstanceFactory<>(dispatcher);
         DeploymentInfo info = Servlets.deployment()
                 .setClassLoader(UndertowServletContainer.class.getClassLoader())
@@ -85,8 +74,8 @@ final class UndertowServletContainer implements JaxrsContainer {
                         .addMapping("/*")
                         .setLoadOnStartup(1)
                         .setAsyncSupported(true))
-                .addFilter(Servlets.filter("charged", ChargedByServletFilter.class))
-                .addFilterUrlMapping("charged", "/*", DispatcherType.REQUEST)
+                .addFilter(Servlets.filter("sluice", RateLimitFilter.class).setAsyncSupported(true))
+                .addFilterUrlMapping("sluice", "/*", DispatcherType.REQUEST)
                 .setLoginConfig(new LoginConfig("BASIC", "sluice"))
                 .setIdentityManager(new Users());
         // A server would run every initializer listed in META-INF/services of WEB-INF/lib jars; embedded
@@ -98,6 +87,9 @@ final class UndertowServletContainer implements JaxrsContainer {
                         new ImmediateInstanceFactory<>(initializer), Set.of()));
             }
         }
+        // The servlet filter reads context-params where JAX-RS reads the application's properties: give both
+        // the same settings, as one MicroProfile Config would.
+        app.getProperties().forEach((name, value) -> info.addInitParameter(name, value.toString()));
         if (resteasyDeployment != null) {
             info.addServletContextAttribute(org.jboss.resteasy.spi.ResteasyDeployment.class.getName(),
                     resteasyDeployment);
@@ -147,21 +139,6 @@ final class UndertowServletContainer implements JaxrsContainer {
     @Override
     public String toString() {
         return name + " on Undertow (servlet)";
-    }
-
-    /** Stand-in for Sluice's servlet filter: records policies as decided, as that filter does. */
-    public static final class ChargedByServletFilter implements Filter {
-        @Override
-        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
-                throws IOException, ServletException {
-            String charged = ((HttpServletRequest) request).getHeader(CHARGED_HEADER);
-            if (charged != null) {
-                List<String> policies = Arrays.asList(charged.split(","));
-                request.setAttribute(ChargedPolicies.ATTRIBUTE,
-                        ChargedPolicies.with(request.getAttribute(ChargedPolicies.ATTRIBUTE), policies));
-            }
-            chain.doFilter(request, response);
-        }
     }
 
     /** The container's user store: {@link #USERS}, each with {@link #PASSWORD}. */
