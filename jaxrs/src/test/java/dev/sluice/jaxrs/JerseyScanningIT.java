@@ -32,7 +32,9 @@ class JerseyScanningIT {
     @Test
     void scanningFindsTheFeature() throws Exception {
         deployment = GrizzlyHttpContainer.scanning().deploy(new TestApplication()
-                .properties(Map.of("sluice.key-prefix", "scan-" + ProcessHandle.current().pid())));
+                .properties(Map.of("sluice.key-prefix", "scan-" + ProcessHandle.current().pid(),
+                        // every scanned resource is deployed, this one's policy too
+                        "sluice.limit.shared.rate", "3/1h")));
 
         assertAllowed(get("class-limited/stricter"), "per-method", 2, 3600);
         assertAllowed(get("class-limited/stricter"), "per-method", 2, 3600);
