@@ -5,10 +5,15 @@ import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitStore;
+import dev.sluice.internal.limit.RedisRateLimitStore;
+import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -25,13 +30,20 @@ public final class SluiceRuntime implements AutoCloseable {
     private static final AtomicBoolean WARNED_IN_PROCESS = new AtomicBoolean();
 
     private final SluiceConfig config;
+    private final RedisConnector connector;
+    private final ScriptExecutor scripts;
     private final RateLimitEngine rateLimits;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private SluiceRuntime(SluiceConfig config, RateLimitStore store) {
+    private SluiceRuntime(SluiceConfig config, RedisConnector connector, ScriptExecutor scripts, RateLimitStore store) {
         this.config = config;
+        this.connector = connector;
+        this.scripts = scripts;
         this.rateLimits = new RateLimitEngine(store, config.keyPrefix());
+        if (connector != null) {
+            closeables.add(connector);
+        }
         closeables.add(store);
     }
 
@@ -47,14 +59,42 @@ public final class SluiceRuntime implements AutoCloseable {
                 LOG.log(Level.WARNING, "Sluice: sluice.redis.uri is not set; rate limits, locks and semaphores "
                         + "use the in-process store and are local to this JVM");
             }
-            return new SluiceRuntime(config, new InProcessRateLimitStore());
+            return new SluiceRuntime(config, null, null, new InProcessRateLimitStore());
         }
-        throw new UnsupportedOperationException("Redis runtime not wired yet");
+        LuaScript gcra = script(config, "gcra");
+        RedisConnector connector = RedisConnector.connect(config.redis());
+        try {
+            ScriptExecutor executor = ScriptExecutor.of(connector);
+            executor.preload(List.of(gcra));
+            return new SluiceRuntime(config, connector, executor,
+                    new RedisRateLimitStore(executor, gcra, config.redis().mode(), connector::discardIdleConnections));
+        } catch (RuntimeException e) {
+            connector.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The Lua script {@code name}: the operator's replacement from {@code sluice.script.<name>}, else the
+     * bundled one.
+     */
+    public static LuaScript script(SluiceConfig config, String name) {
+        return LuaScript.load(name, key -> Optional.ofNullable(config.scripts().get(key.substring("sluice.script.".length()))));
     }
 
     /** A runtime over a given store (tests, benchmarks). */
     public static SluiceRuntime of(SluiceConfig config, RateLimitStore store) {
-        return new SluiceRuntime(config, store);
+        return new SluiceRuntime(config, null, null, store);
+    }
+
+    /** The Redis connector; empty with the in-process store. */
+    public Optional<RedisConnector> connector() {
+        return Optional.ofNullable(connector);
+    }
+
+    /** Runs bundled or replaced Lua scripts with NOSCRIPT recovery; empty with the in-process store. */
+    public Optional<ScriptExecutor> scripts() {
+        return Optional.ofNullable(scripts);
     }
 
     public SluiceConfig config() {
