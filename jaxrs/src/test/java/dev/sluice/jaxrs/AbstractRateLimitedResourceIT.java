@@ -3,9 +3,11 @@ package dev.sluice.jaxrs;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.jaxrs.broken.UnknownPolicyResource;
 import dev.sluice.test.RateLimitAssertions;
+import dev.sluice.test.RedisServer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,15 +22,20 @@ import static dev.sluice.test.RateLimitAssertions.assertAllowed;
 import static dev.sluice.test.RateLimitAssertions.assertTooManyRequests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The JAX-RS scenarios, run unchanged on every runtime (one subclass each): an application that lists its
- * classes, {@link RateLimitFeature} among them, deployed in a real HTTP server and called over HTTP.
+ * classes, {@link RateLimitFeature} among them, deployed in a real HTTP server, called over HTTP and limited
+ * in a real Redis ({@link RedisServer}, emptied before each test).
  * Responses are checked with {@link RateLimitAssertions}, the helper the servlet filter's tests use, so
  * both answer a client identically.
  */
 abstract class AbstractRateLimitedResourceIT {
+
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
 
     private static final AtomicInteger PREFIXES = new AtomicInteger();
     private static final long HOUR = 3600;
@@ -42,9 +49,6 @@ abstract class AbstractRateLimitedResourceIT {
 
     /** The runtime under test. */
     abstract JaxrsContainer container();
-
-    /** Settings selecting the store: the Redis server's URI, or none for the in-process store. */
-    abstract Map<String, String> storeSettings();
 
     @AfterEach
     void undeploy() {
@@ -79,6 +83,49 @@ abstract class AbstractRateLimitedResourceIT {
         assertTooManyRequests(denied, "first", 2, HOUR);
         assertThat(RateLimitAssertions.assertProblem(denied, 429).get("violated-policies"))
                 .isEqualTo(java.util.List.of("first"));
+    }
+
+    @Test
+    void threePoliciesCostOneEvalshaPerRequest() throws Exception {
+        deployScenarios();
+        get("free");
+        REDIS.resetStats();
+
+        for (int i = 0; i < 3; i++) {
+            get("three");
+        }
+        get("free");
+
+        assertThat(REDIS.commandCount("evalsha")).as("one EVALSHA per limited request, none for the free one")
+                .isEqualTo(3);
+        assertThat(REDIS.commandCount("eval")).isZero();
+    }
+
+    @Test
+    void undeployingClosesTheRedisConnections() throws Exception {
+        deployScenarios();
+        assertAllowed(get("three"), "first", 2, HOUR);
+        assertThat(REDIS.clientCount("sluice")).isPositive();
+
+        deployment.close();
+        deployment = null;
+
+        await().atMost(java.time.Duration.ofSeconds(5)).until(() -> REDIS.clientCount("sluice") == 0);
+    }
+
+    @Test
+    void anUnreachableRedisIsAnswered503WhenConfiguredToDeny() throws Exception {
+        REDIS.assumeControllable();
+        Map<String, String> deny = new java.util.HashMap<>(settings());
+        deny.put("sluice.on-redis-failure", "deny");
+        deny.put("sluice.redis.timeout", "500ms");
+        deployment = container().deploy(new TestApplication(Resources.ThreePolicies.class, RateLimitFeature.class)
+                .properties(deny));
+        assertAllowed(get("three"), "first", 2, HOUR);
+
+        REDIS.stop();
+
+        RateLimitAssertions.assertServiceUnavailable(get("three"));
     }
 
     @Test
@@ -190,7 +237,8 @@ abstract class AbstractRateLimitedResourceIT {
     }
 
     Map<String, String> settings() {
-        Map<String, String> settings = new java.util.HashMap<>(storeSettings());
+        Map<String, String> settings = new java.util.HashMap<>();
+        settings.put("sluice.redis.uri", REDIS.uri());
         settings.put("sluice.key-prefix", "t" + PREFIXES.incrementAndGet() + "-" + ProcessHandle.current().pid());
         settings.put("sluice.limit.tuned.rate", "2/1h");
         settings.put("sluice.limit.shared.rate", "3/1h");

@@ -1,7 +1,10 @@
 package dev.sluice.jaxrs;
 
+import dev.sluice.test.RedisServer;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -19,6 +22,9 @@ import static dev.sluice.test.RateLimitAssertions.assertTooManyRequests;
  */
 class JerseyScanningIT {
 
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
+
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private JaxrsContainer.Deployment deployment;
 
@@ -32,7 +38,7 @@ class JerseyScanningIT {
     @Test
     void scanningFindsTheFeature() throws Exception {
         deployment = GrizzlyHttpContainer.scanning().deploy(new TestApplication()
-                .properties(Map.of("sluice.key-prefix", "scan-" + ProcessHandle.current().pid(),
+                .properties(Map.of("sluice.redis.uri", REDIS.uri(),
                         // every scanned resource is deployed, this one's policy too
                         "sluice.limit.shared.rate", "3/1h")));
 

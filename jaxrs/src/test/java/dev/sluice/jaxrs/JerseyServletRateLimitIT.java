@@ -1,17 +1,10 @@
 package dev.sluice.jaxrs;
 
-import java.util.Map;
-
 /** The scenarios on Jersey's servlet container on Undertow, as Jersey runs in Payara and GlassFish. */
 class JerseyServletRateLimitIT extends AbstractRateLimitedResourceIT {
 
     @Override
     JaxrsContainer container() {
         return UndertowServletContainer.jersey();
-    }
-
-    @Override
-    Map<String, String> storeSettings() {
-        return Map.of();
     }
 }
