@@ -43,7 +43,8 @@ import java.util.Map;
  * ({@code Application.getProperties()}) take the place of servlet context-params. They are read once, at
  * deployment. An application without any {@code @RateLimited} method never reads them nor connects to Redis.
  *
- * <p>Thread-safe. The runtime creates it; its resources are released when the runtime destroys it.
+ * <p>Thread-safe. The runtime creates it; its share of the Redis pool is released when the runtime destroys
+ * it ({@code @PreDestroy}) or, in a servlet container, when the web application stops.
  */
 @Provider
 public class RateLimitFeature implements DynamicFeature {
