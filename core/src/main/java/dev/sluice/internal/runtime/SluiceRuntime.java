@@ -9,6 +9,8 @@ import dev.sluice.internal.limit.RedisRateLimitStore;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
+import dev.sluice.internal.lock.LockService;
+import dev.sluice.internal.lock.LockServices;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -35,6 +37,7 @@ public final class SluiceRuntime implements AutoCloseable {
     private final RateLimitEngine rateLimits;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile LockService locks;
 
     private SluiceRuntime(SluiceConfig config, RedisConnector connector, ScriptExecutor scripts, RateLimitStore store) {
         this.config = config;
@@ -87,8 +90,13 @@ public final class SluiceRuntime implements AutoCloseable {
         return new SluiceRuntime(config, null, null, store);
     }
 
-    /** The Redis connector; empty with the in-process store. */
-    public Optional<RedisConnector> connector() {
+    /** A runtime over a given store and Redis connector, which it closes (tests, benchmarks). */
+    public static SluiceRuntime of(SluiceConfig config, RateLimitStore store, RedisConnector redis) {
+        return new SluiceRuntime(config, redis, ScriptExecutor.of(redis), store);
+    }
+
+    /** The application's Redis connection pool; empty for the in-process store. */
+    public Optional<RedisConnector> redis() {
         return Optional.ofNullable(connector);
     }
 
@@ -103,6 +111,25 @@ public final class SluiceRuntime implements AutoCloseable {
 
     public RateLimitEngine rateLimits() {
         return rateLimits;
+    }
+
+    /**
+     * The application's locks and semaphores, created on first use (so applications that only rate-limit
+     * start no watchdog or subscriber) and closed with this runtime.
+     */
+    public LockService locks() {
+        LockService l = locks;
+        if (l == null) {
+            synchronized (closeables) {
+                l = locks;
+                if (l == null) {
+                    l = LockServices.create(this);
+                    closeables.add(l);
+                    locks = l;
+                }
+            }
+        }
+        return l;
     }
 
     /** Registers something closed with this runtime (in reverse order of registration). */
