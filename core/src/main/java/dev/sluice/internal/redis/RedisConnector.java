@@ -1,0 +1,401 @@
+package dev.sluice.internal.redis;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.config.RedisSettings.Mode;
+
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+
+import javax.net.ssl.SSLParameters;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The one pooled Redis client of an application: standalone ({@code sluice.redis.uri}), Sentinel
+ * ({@code sluice.redis.sentinels} + {@code sluice.redis.master-name}) or Cluster ({@code sluice.redis.cluster-nodes}),
+ * always seen as a {@link UnifiedJedis}.
+ *
+ * <p>{@link #connect} checks the credentials (and the TLS certificate) at once: a Redis that rejects them fails the
+ * deployment with a {@link SluiceConfigException}. A Redis that cannot be reached does not: it may simply be down while the
+ * application deploys, so one WARN is logged and calls fail (and are handled by the caller's failure mode) until it
+ * answers. In Sentinel and Cluster mode the client itself cannot be built without reaching a sentinel or a seed
+ * node; it is then built by the first {@link #client()} call that can reach one.
+ *
+ * <p>Pool: {@code maxTotal}, {@code maxIdle}, {@code minIdle} and {@code maxWait} come from
+ * {@code sluice.redis.pool.*}. Connections are not tested on borrow, because a {@code PING} before every command
+ * would double the round trips of every rate-limit check; instead the evictor pings idle connections every 30
+ * seconds and closes those idle for over a minute, and a connection that fails during a command is discarded by
+ * the pool. After a Redis restart each stale idle connection therefore fails one command and is replaced; calls
+ * are not retried here because a script whose reply was lost may already have run. JMX registration of the pool
+ * is off so that a missed {@link #close()} cannot pin the application's class loader in the platform MBean server.
+ *
+ * <p>{@code sluice.redis.timeout} is both the connect and the socket (command) timeout. Connections name
+ * themselves {@code sluice} ({@code CLIENT SETNAME}) so that they stand out in {@code CLIENT LIST}. With
+ * {@code rediss://} the JVM's default {@code SSLContext} (its default truststore) is used and the server's
+ * certificate must match the host name. Sentinels are asked with the same credentials and TLS setting as the
+ * master, unless a sentinel has no password configured, in which case they are asked without credentials (sending
+ * a password to a server that has none is an error in Redis).
+ *
+ * <p>The password never appears in {@link #toString()}, in a log record or in an exception message written here.
+ *
+ * <p>Thread-safe. {@link #close()} closes the pool, its sockets and its threads (Sentinel listeners, the pool
+ * evictor); it must be called when the application stops.
+ */
+public final class RedisConnector implements AutoCloseable {
+
+    /** The name every connection gives itself with {@code CLIENT SETNAME}. */
+    public static final String CLIENT_NAME = "sluice";
+
+    private static final System.Logger LOG = System.getLogger(RedisConnector.class.getName());
+    private static final Duration EVICTION_INTERVAL = Duration.ofSeconds(30);
+    private static final Duration IDLE_BEFORE_EVICTION = Duration.ofMinutes(1);
+    private static final Duration REBUILD_INTERVAL = Duration.ofSeconds(1);
+
+    private final RedisSettings settings;
+    private final Mode mode;
+    private final String target;
+    private final Object lock = new Object();
+    private volatile UnifiedJedis client;
+    private boolean closed;
+    private JedisConnectionException lastFailure;
+    private long lastFailureNanos;
+
+    private RedisConnector(RedisSettings settings) {
+        this.settings = settings;
+        this.mode = settings.mode();
+        this.target = describeTarget(settings);
+    }
+
+    /**
+     * Builds the client for {@code settings} and checks that Redis accepts its credentials.
+     *
+     * @throws SluiceConfigException    when Redis rejects the credentials ({@code WRONGPASS}, {@code NOAUTH},
+     *                                  {@code NOPERM}), when a password is given to a Redis that has none, when
+     *                                  the TLS handshake fails (certificate not trusted or not matching the host),
+     *                                  when the sentinels do not monitor {@code sluice.redis.master-name}, or when
+     *                                  an address is malformed
+     * @throws IllegalArgumentException when {@code settings} configure no Redis at all (in-process mode)
+     */
+    public static RedisConnector connect(RedisSettings settings) {
+        if (settings.mode() == Mode.IN_PROCESS) {
+            throw new IllegalArgumentException("no Redis is configured; the in-process store needs no connector");
+        }
+        RedisConnector connector = new RedisConnector(settings);
+        try {
+            connector.client().ping();
+        } catch (JedisException e) {
+            Optional<SluiceConfigException> rejected = RedisFailures.asConfigProblem(e, settings, connector.target);
+            if (rejected.isPresent()) {
+                connector.close();
+                throw rejected.get();
+            }
+            LOG.log(System.Logger.Level.WARNING, "Sluice cannot reach Redis at {0} ({1}); the application starts "
+                    + "anyway and Redis calls fail until it answers", connector.target,
+                    RedisFailures.describe(e, settings));
+        } catch (RuntimeException e) {
+            connector.close();
+            throw e;
+        }
+        return connector;
+    }
+
+    /**
+     * The client. Call it for each operation rather than keeping the result: in Sentinel and Cluster mode it is
+     * only built once a sentinel or seed node has answered.
+     *
+     * @throws JedisConnectionException when the client still cannot be built because nothing answers
+     * @throws SluiceConfigException    when the sentinels answer but do not know the master name, or reject the
+     *                                  credentials
+     * @throws IllegalStateException    after {@link #close()}
+     */
+    public UnifiedJedis client() {
+        UnifiedJedis current = client;
+        if (current != null) {
+            return current;
+        }
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("the Redis connector to " + target + " is closed");
+            }
+            if (client == null) {
+                client = buildOrExplain();
+            }
+            return client;
+        }
+    }
+
+    /**
+     * Builds the client, turning every failure into either a configuration error or a
+     * {@link JedisConnectionException} so that callers need to handle only one kind of "Redis is down". While
+     * nothing answers, a new attempt is made at most once per {@link #REBUILD_INTERVAL}: a flood of requests must
+     * not each wait for every sentinel's connect timeout in turn.
+     */
+    private UnifiedJedis buildOrExplain() {
+        long now = System.nanoTime();
+        if (lastFailure != null && now - lastFailureNanos < REBUILD_INTERVAL.toNanos()) {
+            throw new JedisConnectionException(lastFailure.getMessage(), lastFailure);
+        }
+        try {
+            UnifiedJedis built = build();
+            lastFailure = null;
+            return built;
+        } catch (SluiceConfigException e) {
+            throw e;
+        } catch (JedisException e) {
+            Optional<SluiceConfigException> problem = RedisFailures.asConfigProblem(e, settings, target);
+            if (problem.isPresent()) {
+                throw problem.get();
+            }
+            lastFailure = new JedisConnectionException("Redis at " + target + " cannot be reached: "
+                    + RedisFailures.describe(e, settings), e);
+            lastFailureNanos = now;
+            throw lastFailure;
+        }
+    }
+
+    /** Standalone, Sentinel or Cluster. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /**
+     * Whether Redis answers {@code PING} now. Bounded by the pool's max wait plus the connect and socket timeouts;
+     * never throws.
+     */
+    public boolean ping() {
+        try {
+            return "PONG".equalsIgnoreCase(client().ping());
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Closes the pool with its sockets and threads. Idempotent; {@link #client()} fails afterwards. */
+    @Override
+    public void close() {
+        UnifiedJedis toClose;
+        synchronized (lock) {
+            closed = true;
+            toClose = client;
+            client = null;
+        }
+        if (toClose != null) {
+            toClose.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisConnector[mode=" + mode + ", target=" + target + ", user=" + settings.user().orElse("-")
+                + ", password=" + (settings.password().isPresent() ? "****" : "-") + ", database="
+                + settings.database() + ", tls=" + tls() + ", timeout=" + settings.timeout() + "]";
+    }
+
+    private UnifiedJedis build() {
+        ConnectionPoolConfig pool = poolConfig(settings.pool());
+        switch (mode) {
+            case STANDALONE:
+                return RedisClient.builder()
+                        .hostAndPort(standaloneAddress())
+                        .clientConfig(clientConfig(true, true))
+                        .poolConfig(pool)
+                        .build();
+            case SENTINEL:
+                return RedisSentinelClient.builder()
+                        .masterName(settings.masterName().orElseThrow(() -> new SluiceConfigException(
+                                "sluice.redis.master-name", null, "the name of the master the sentinels monitor")))
+                        .sentinels(addresses("sluice.redis.sentinels", settings.sentinels()))
+                        .clientConfig(clientConfig(true, true))
+                        .sentinelClientConfig(sentinelConfig())
+                        .poolConfig(pool)
+                        .build();
+            case CLUSTER:
+                // Cluster nodes only have database 0: SELECT is refused there.
+                return RedisClusterClient.builder()
+                        .nodes(addresses("sluice.redis.cluster-nodes", settings.clusterNodes()))
+                        .clientConfig(clientConfig(true, false))
+                        .poolConfig(pool)
+                        .build();
+            default:
+                throw new IllegalStateException("no Redis client in mode " + mode);
+        }
+    }
+
+    /**
+     * Sentinels usually protect themselves with their own password or none; the contract has a single set of
+     * credentials. Ask the sentinels with them unless the first sentinel that answers accepts commands without.
+     */
+    private JedisClientConfig sentinelConfig() {
+        JedisClientConfig withCredentials = clientConfig(false, false);
+        if (settings.password().isEmpty()) {
+            return withCredentials;
+        }
+        JedisClientConfig anonymous = clientConfig(false, false, false);
+        for (HostAndPort sentinel : addresses("sluice.redis.sentinels", settings.sentinels())) {
+            try (Jedis jedis = new Jedis(sentinel, withCredentials)) {
+                jedis.ping();
+                return withCredentials;
+            } catch (JedisConnectionException unreachable) {
+                continue;
+            } catch (JedisException rejected) {
+                try (Jedis jedis = new Jedis(sentinel, anonymous)) {
+                    jedis.ping();
+                    return anonymous;
+                } catch (JedisConnectionException unreachable) {
+                    continue;
+                } catch (JedisException alsoRejected) {
+                    throw RedisFailures.asConfigProblem(rejected, settings, "sentinel " + sentinel)
+                            .orElseThrow(() -> rejected);
+                }
+            }
+        }
+        return withCredentials;
+    }
+
+    private JedisClientConfig clientConfig(boolean master, boolean withDatabase) {
+        return clientConfig(master, withDatabase, true);
+    }
+
+    /**
+     * Deprecated {@code ssl(true)} on purpose: its replacement, {@code SslOptions}, builds a new
+     * {@code SSLContext} from the truststore files for every connection, ignoring a default context the
+     * application server installed with {@code SSLContext.setDefault} and re-reading the truststore on each
+     * connect. {@code ssl(true)} uses the JVM's default {@code SSLSocketFactory}.
+     */
+    @SuppressWarnings("deprecation")
+    private JedisClientConfig clientConfig(boolean master, boolean withDatabase, boolean withCredentials) {
+        int timeout = millis(settings.timeout());
+        DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(timeout)
+                .socketTimeoutMillis(timeout)
+                .clientName(CLIENT_NAME);
+        if (withCredentials) {
+            settings.user().ifPresent(builder::user);
+            settings.password().ifPresent(builder::password);
+        }
+        if (master && withDatabase) {
+            builder.database(settings.database());
+        }
+        if (tls()) {
+            // Jedis 7 checks the host name by default, older versions did not; saying so here keeps the check if a
+            // default changes, since without it any certificate the truststore trusts would pass for any host.
+            SSLParameters parameters = new SSLParameters();
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            builder.ssl(true).sslParameters(parameters);
+        }
+        return builder.build();
+    }
+
+    static ConnectionPoolConfig poolConfig(RedisSettings.Pool pool) {
+        ConnectionPoolConfig config = new ConnectionPoolConfig();
+        config.setMaxTotal(pool.maxTotal());
+        config.setMaxIdle(pool.maxIdle());
+        config.setMinIdle(pool.minIdle());
+        config.setMaxWait(pool.maxWait());
+        config.setBlockWhenExhausted(true);
+        config.setTestOnCreate(false);
+        config.setTestOnBorrow(false);
+        config.setTestOnReturn(false);
+        config.setTestWhileIdle(true);
+        config.setTimeBetweenEvictionRuns(EVICTION_INTERVAL);
+        config.setMinEvictableIdleDuration(IDLE_BEFORE_EVICTION);
+        config.setNumTestsPerEvictionRun(-1);
+        config.setJmxEnabled(false);
+        return config;
+    }
+
+    private boolean tls() {
+        return settings.tls() || settings.uri().map(u -> u.regionMatches(true, 0, "rediss:", 0, 7)).orElse(false);
+    }
+
+    /**
+     * Host and port of {@code sluice.redis.uri}. Read by hand because {@link java.net.URI} rejects host names
+     * with underscores, common for container service names, and reports no host for them.
+     */
+    private HostAndPort standaloneAddress() {
+        return uriAddress(settings.uri().orElseThrow());
+    }
+
+    static HostAndPort uriAddress(String uri) {
+        int scheme = uri.indexOf("://");
+        String authority = scheme < 0 ? uri : uri.substring(scheme + 3);
+        authority = authority.substring(authority.lastIndexOf('@') + 1);
+        int slash = authority.indexOf('/');
+        if (slash >= 0) {
+            authority = authority.substring(0, slash);
+        }
+        boolean hasPort = authority.startsWith("[") ? authority.contains("]:") : authority.contains(":");
+        try {
+            return address("sluice.redis.uri", hasPort ? authority : authority + ":6379");
+        } catch (SluiceConfigException e) {
+            throw new SluiceConfigException("sluice.redis.uri", withoutUserInfo(uri),
+                    "redis://[user:password@]host:port[/db] or rediss://... for TLS");
+        }
+    }
+
+    private static Set<HostAndPort> addresses(String key, List<String> values) {
+        Set<HostAndPort> addresses = new LinkedHashSet<>();
+        for (String value : values) {
+            addresses.add(address(key, value));
+        }
+        return addresses;
+    }
+
+    static HostAndPort address(String key, String value) {
+        String text = value.trim();
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new SluiceConfigException(key, value, "host:port[,host:port...] such as redis-1:26379");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            int port = Integer.parseInt(text.substring(colon + 1));
+            if (port < 1 || port > 65535) {
+                throw new NumberFormatException();
+            }
+            return new HostAndPort(host, port);
+        } catch (NumberFormatException e) {
+            throw new SluiceConfigException(key, value, "host:port[,host:port...] with a port from 1 to 65535");
+        }
+    }
+
+    private static int millis(Duration duration) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, duration.toMillis()));
+    }
+
+    private static String describeTarget(RedisSettings settings) {
+        switch (settings.mode()) {
+            case STANDALONE:
+                return settings.uri().map(RedisConnector::withoutUserInfo).orElse("-");
+            case SENTINEL:
+                return "master " + settings.masterName().orElse("?") + " via sentinels " + settings.sentinels();
+            case CLUSTER:
+                return "cluster " + settings.clusterNodes();
+            default:
+                return "-";
+        }
+    }
+
+    /** The settings promise a URI without credentials; this makes sure a slip there reaches no log. */
+    private static String withoutUserInfo(String uri) {
+        int scheme = uri.indexOf("://");
+        int at = uri.lastIndexOf('@');
+        return scheme >= 0 && at > scheme ? uri.substring(0, scheme + 3) + uri.substring(at + 1) : uri;
+    }
+}

@@ -1,0 +1,131 @@
+package dev.sluice.internal.redis;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.RedisSettings;
+
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+
+import javax.net.ssl.SSLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads Jedis failures: which of them are the operator's configuration at fault (and must fail the deployment),
+ * and a short password-free description of the others for a log line. Stateless.
+ */
+final class RedisFailures {
+
+    private static final String REDACTED = "****";
+
+    private RedisFailures() {
+    }
+
+    /**
+     * The configuration error {@code failure} reveals, if any: credentials Redis rejects ({@code WRONGPASS},
+     * {@code NOAUTH}), an ACL user lacking a permission ({@code NOPERM}), a password given to a Redis without one,
+     * a failed TLS handshake (untrusted certificate, wrong host name, plain-text port), or a master name the
+     * sentinels do not monitor. Jedis hides the interesting exception among causes and
+     * suppressed exceptions (cluster and sentinel start-up try every node), so all of them are searched.
+     *
+     * @param where the password-free address of the server that answered, for the message
+     */
+    static Optional<SluiceConfigException> asConfigProblem(Throwable failure, RedisSettings settings, String where) {
+        for (Throwable t : chain(failure)) {
+            String message = String.valueOf(t.getMessage());
+            String user = settings.user().map(u -> "user \"" + u + "\"").orElse("the default user");
+            SluiceConfigException problem = null;
+            if (message.startsWith("WRONGPASS")) {
+                problem = new SluiceConfigException("sluice.redis.password", "sluice.redis.password: Redis at "
+                        + where + " rejected the password of " + user + " (WRONGPASS: wrong password, unknown or "
+                        + "disabled user); check sluice.redis.user and sluice.redis.password");
+            } else if (message.startsWith("NOAUTH")) {
+                problem = new SluiceConfigException("sluice.redis.password", "sluice.redis.password: Redis at "
+                        + where + " requires a password (NOAUTH) and none is configured; set sluice.redis.password "
+                        + "or give it in sluice.redis.uri as redis://user:password@host:port");
+            } else if (message.contains("without any password configured")) {
+                problem = new SluiceConfigException("sluice.redis.password", "sluice.redis.password: Redis at "
+                        + where + " has no password configured, but one is set; remove sluice.redis.password or "
+                        + "configure requirepass on the server");
+            } else if (message.startsWith("NOPERM") || t instanceof JedisAccessControlException) {
+                problem = new SluiceConfigException("sluice.redis.user", "sluice.redis.user: Redis at " + where
+                        + " does not let " + user + " run the commands Sluice needs: " + redact(message, settings));
+            } else if (t instanceof SSLException) {
+                String key = addressKey(settings);
+                problem = new SluiceConfigException(key, key + ": the TLS handshake with " + where + " failed ("
+                        + redact(message, settings) + "); the server must speak TLS, and its certificate must be "
+                        + "trusted by the JVM's default truststore (javax.net.ssl.trustStore) and name the host "
+                        + "it is reached by");
+            } else if (message.contains("seems to be not monitored")) {
+                problem = new SluiceConfigException("sluice.redis.master-name", settings.masterName().orElse(null),
+                        "the name of a master that the sentinels " + settings.sentinels() + " monitor");
+            }
+            if (problem != null) {
+                problem.initCause(failure);
+                return Optional.of(problem);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The key holding the addresses Sluice connects to in {@code settings}' mode. */
+    private static String addressKey(RedisSettings settings) {
+        switch (settings.mode()) {
+            case SENTINEL:
+                return "sluice.redis.sentinels";
+            case CLUSTER:
+                return "sluice.redis.cluster-nodes";
+            default:
+                return "sluice.redis.uri";
+        }
+    }
+
+    /** One line for a log record: the failure and its root causes, with the password (if echoed) masked. */
+    static String describe(Throwable failure, RedisSettings settings) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t : chain(failure)) {
+            if (t.getMessage() == null) {
+                continue;
+            }
+            if (text.length() > 0) {
+                text.append("; ");
+            }
+            text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+        }
+        return redact(text.toString(), settings);
+    }
+
+    /** Redis never echoes a password, but a proxy or a future version might; a log is not the place to find out. */
+    static String redact(String text, RedisSettings settings) {
+        Optional<String> password = settings.password().filter(p -> !p.isEmpty());
+        return password.isPresent() ? text.replace(password.get(), REDACTED) : text;
+    }
+
+    /** The failure, its causes and suppressed exceptions, depth-first, each once. */
+    private static List<Throwable> chain(Throwable failure) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        Deque<Throwable> pending = new ArrayDeque<>();
+        List<Throwable> ordered = new ArrayList<>();
+        pending.push(failure);
+        while (!pending.isEmpty()) {
+            Throwable t = pending.pop();
+            if (!seen.add(t)) {
+                continue;
+            }
+            ordered.add(t);
+            Throwable[] suppressed = t.getSuppressed();
+            for (int i = suppressed.length - 1; i >= 0; i--) {
+                pending.push(suppressed[i]);
+            }
+            if (t.getCause() != null) {
+                pending.push(t.getCause());
+            }
+        }
+        return ordered;
+    }
+}

@@ -1,0 +1,158 @@
+package dev.sluice.internal.redis;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.RedisSettings.Mode;
+
+import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Runs {@link LuaScript}s by SHA: every call is one {@code EVALSHA}, never {@code EVAL}, so the script text
+ * crosses the network only when Redis lacks it. When Redis answers {@code NOSCRIPT} (it restarted, failed over, or
+ * someone ran {@code SCRIPT FLUSH}) the script is loaded with {@code SCRIPT LOAD} and the {@code EVALSHA} retried
+ * once; the caller does not notice. In Cluster mode the script is loaded on the node that owns the first key,
+ * which is where the retried call goes.
+ *
+ * <p>Every script takes at least one key: Cluster routes by it, and all Sluice scripts work on keys.
+ *
+ * <p>Thread-safe; holds no state besides the client supplier.
+ */
+public final class ScriptExecutor {
+
+    private final Supplier<UnifiedJedis> client;
+    private final Mode mode;
+
+    /**
+     * @param client supplies the client for each call (see {@link RedisConnector#client()}, which may throw
+     *               {@link JedisConnectionException} while Redis is unreachable)
+     * @param mode   how Redis is deployed; Cluster changes where scripts are loaded
+     */
+    public ScriptExecutor(Supplier<UnifiedJedis> client, Mode mode) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.mode = Objects.requireNonNull(mode, "mode");
+    }
+
+    /** An executor over the connector's client. */
+    public static ScriptExecutor of(RedisConnector connector) {
+        return new ScriptExecutor(connector::client, connector.mode());
+    }
+
+    /**
+     * Runs {@code script} with {@code EVALSHA}, loading it first if Redis answers {@code NOSCRIPT}.
+     *
+     * @param keys the keys the script touches (at least one; in Cluster all in one hash slot)
+     * @param args the script's arguments
+     * @return the script's reply as Jedis decodes it ({@code Long}, {@code String}, {@code List}, {@code null})
+     * @throws JedisConnectionException when Redis cannot be reached; nothing is retried, because a script whose
+     *                                  reply was lost may have run
+     * @throws SluiceConfigException    when Redis lacked the script and it does not compile (an operator's
+     *                                  replacement that could not be checked at startup because Redis was down)
+     */
+    public Object eval(LuaScript script, List<String> keys, List<String> args) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("script " + script.name() + " needs at least one key");
+        }
+        UnifiedJedis jedis = client.get();
+        try {
+            return jedis.evalsha(script.sha(), keys, args);
+        } catch (JedisNoScriptException missing) {
+            load(jedis, script, keys.get(0));
+            return jedis.evalsha(script.sha(), keys, args);
+        }
+    }
+
+    /**
+     * Loads {@code scripts} into Redis (in Cluster into every known node) so that the first calls need no
+     * {@code NOSCRIPT} round trip, and so that a replacement script that does not compile fails the deployment.
+     * When Redis cannot be reached, nothing happens: {@link #eval} loads scripts on demand once it answers.
+     *
+     * @throws SluiceConfigException naming {@code sluice.script.<name>} and Redis's compiler error when a script
+     *                               does not compile, or naming {@code sluice.redis.user} when the user may not
+     *                               load scripts
+     */
+    public void preload(Collection<LuaScript> scripts) {
+        UnifiedJedis jedis;
+        try {
+            jedis = client.get();
+        } catch (JedisConnectionException unreachable) {
+            return;
+        }
+        for (LuaScript script : scripts) {
+            try {
+                if (jedis instanceof RedisClusterClient) {
+                    loadOnEveryNode((RedisClusterClient) jedis, script);
+                } else {
+                    check(script, jedis.scriptLoad(script.source()));
+                }
+            } catch (JedisConnectionException unreachable) {
+                return;
+            } catch (JedisDataException rejected) {
+                throw explain(script, rejected);
+            }
+        }
+    }
+
+    private void loadOnEveryNode(RedisClusterClient cluster, LuaScript script) {
+        CommandObject<String> load = new CommandObject<>(new CommandArguments(Protocol.Command.SCRIPT)
+                .add(Protocol.Keyword.LOAD).add(script.source()), BuilderFactory.STRING);
+        // Replicas get the script too: one may be promoted, and SCRIPT LOAD is not replicated.
+        for (ConnectionPool node : cluster.getClusterNodes().values()) {
+            try (Connection connection = node.getResource()) {
+                check(script, connection.executeCommand(load));
+            } catch (JedisConnectionException unreachable) {
+                // That node loads it on demand after NOSCRIPT once it is back.
+            }
+        }
+    }
+
+    private void load(UnifiedJedis jedis, LuaScript script, String routingKey) {
+        try {
+            if (mode == Mode.CLUSTER) {
+                jedis.scriptLoad(script.source(), routingKey);
+            } else {
+                jedis.scriptLoad(script.source());
+            }
+        } catch (JedisConnectionException e) {
+            throw e;
+        } catch (JedisDataException rejected) {
+            throw explain(script, rejected);
+        }
+    }
+
+    /** Redis hashes what it received; a different hash means the text was altered on the way. */
+    private static void check(LuaScript script, String sha) {
+        if (sha != null && !sha.equalsIgnoreCase(script.sha())) {
+            throw new IllegalStateException("Redis loaded script " + script.name() + " as " + sha + " but its SHA-1 is "
+                    + script.sha());
+        }
+    }
+
+    private static SluiceConfigException explain(LuaScript script, JedisDataException rejected) {
+        SluiceConfigException problem;
+        if (rejected instanceof JedisAccessControlException) {
+            problem = new SluiceConfigException("sluice.redis.user", "sluice.redis.user: Redis refuses to load "
+                    + "Lua script " + script.name() + " for this user (" + rejected.getMessage() + "); the ACL user "
+                    + "needs +@scripting");
+        } else {
+            problem = new SluiceConfigException(script.configKey(), script.configKey() + ": Lua script \""
+                    + script.location() + "\" was rejected by Redis: " + rejected.getMessage());
+        }
+        problem.initCause(rejected);
+        return problem;
+    }
+}

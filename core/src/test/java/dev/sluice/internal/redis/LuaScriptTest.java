@@ -1,0 +1,109 @@
+package dev.sluice.internal.redis;
+
+import dev.sluice.SluiceConfigException;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class LuaScriptTest {
+
+    private static final Function<String, Optional<String>> NOTHING_CONFIGURED = key -> Optional.empty();
+
+    @Test
+    void shaIsTheSha1OfTheSourceAsRedisComputesIt() {
+        LuaScript script = LuaScript.of("one", "return 1", "test");
+
+        assertThat(script.sha()).isEqualTo("e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
+    }
+
+    @Test
+    void loadsTheBundledScriptWhenNothingIsConfigured() {
+        LuaScript script = LuaScript.load("test-incr", NOTHING_CONFIGURED);
+
+        assertThat(script.name()).isEqualTo("test-incr");
+        assertThat(script.source()).contains("INCRBY");
+        assertThat(script.location()).isEqualTo("classpath:/dev/sluice/scripts/test-incr.lua");
+        assertThat(script.configKey()).isEqualTo("sluice.script.test-incr");
+    }
+
+    @Test
+    void loadsAClasspathReplacementNamedBySluiceScriptKey() {
+        LuaScript script = LuaScript.load("test-incr",
+                config("sluice.script.test-incr", "classpath:/dev/sluice/internal/redis/override-incr.lua"));
+
+        assertThat(script.source()).contains("2 * tonumber");
+        assertThat(script.sha()).isNotEqualTo(LuaScript.bundled("test-incr").sha());
+    }
+
+    @Test
+    void loadsAFileReplacement(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("mine.lua"), "\uFEFFreturn 'mine'", StandardCharsets.UTF_8);
+
+        LuaScript script = LuaScript.load("test-incr", config("sluice.script.test-incr", "file:" + file));
+
+        assertThat(script.source()).as("byte-order mark dropped").isEqualTo("return 'mine'");
+        assertThat(script.location()).isEqualTo("file:" + file);
+        assertThat(LuaScript.load("test-incr", config("sluice.script.test-incr", file.toUri().toString())).source())
+                .isEqualTo("return 'mine'");
+    }
+
+    @Test
+    void missingReplacementNamesTheKeyAndTheLocation(@TempDir Path dir) {
+        String location = "file:" + dir.resolve("absent.lua");
+
+        assertThatThrownBy(() -> LuaScript.load("test-incr", config("sluice.script.test-incr", location)))
+                .isInstanceOfSatisfying(SluiceConfigException.class,
+                        e -> assertThat(e.key()).isEqualTo("sluice.script.test-incr"))
+                .hasMessageContaining("sluice.script.test-incr")
+                .hasMessageContaining(location);
+        assertThatThrownBy(() -> LuaScript.load("test-incr",
+                config("sluice.script.test-incr", "classpath:/no/such/script.lua")))
+                .isInstanceOf(SluiceConfigException.class)
+                .hasMessageContaining("classpath:/no/such/script.lua");
+    }
+
+    @Test
+    void emptyReplacementIsRejected(@TempDir Path dir) throws Exception {
+        Path empty = Files.writeString(dir.resolve("empty.lua"), "  \n");
+
+        assertThatThrownBy(() -> LuaScript.load("test-incr", config("sluice.script.test-incr", "file:" + empty)))
+                .isInstanceOf(SluiceConfigException.class)
+                .hasMessageContaining("is empty");
+    }
+
+    @Test
+    void unknownLocationFormIsRejectedWithTheAcceptedForms() {
+        assertThatThrownBy(() -> LuaScript.load("test-incr", config("sluice.script.test-incr", "http://x/y.lua")))
+                .isInstanceOf(SluiceConfigException.class)
+                .hasMessageContaining("sluice.script.test-incr: \"http://x/y.lua\"")
+                .hasMessageContaining("classpath:/")
+                .hasMessageContaining("file:/");
+    }
+
+    @Test
+    void missingBundledScriptIsAPackagingError() {
+        assertThatThrownBy(() -> LuaScript.load("no-such-script", NOTHING_CONFIGURED))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("dev/sluice/scripts/no-such-script.lua");
+    }
+
+    @Test
+    void namesAreLowerCaseWordsWithDashes() {
+        assertThatThrownBy(() -> LuaScript.bundled("../etc/passwd")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> LuaScript.bundled("Gcra")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static Function<String, Optional<String>> config(String key, String value) {
+        return k -> Optional.ofNullable(Map.of(key, value).get(k));
+    }
+}

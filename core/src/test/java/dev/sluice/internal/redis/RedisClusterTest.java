@@ -1,0 +1,152 @@
+package dev.sluice.internal.redis;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.config.RedisSettings.Mode;
+import dev.sluice.test.RedisCluster;
+import dev.sluice.test.RedisProcess;
+import dev.sluice.test.RedisStats;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The connector and the script executor against a three-master Redis Cluster. */
+class RedisClusterTest {
+
+    @RegisterExtension
+    static RedisCluster cluster = RedisCluster.threeMasters();
+
+    private final LuaScript incr = LuaScript.bundled("test-incr");
+
+    @Test
+    void spreadsKeysOverEveryMaster() {
+        try (RedisConnector connector = RedisConnector.connect(cluster.settings())) {
+            for (int i = 0; i < 30; i++) {
+                connector.client().set("key-" + i, "v" + i);
+            }
+
+            assertThat(connector.mode()).isEqualTo(Mode.CLUSTER);
+            assertThat(connector.ping()).isTrue();
+            List<Long> keysPerNode = IntStream.range(0, 3).mapToObj(i -> cluster.onNode(i, Jedis::dbSize)).toList();
+            assertThat(keysPerNode).allSatisfy(count -> assertThat(count).isPositive());
+            assertThat(keysPerNode.stream().mapToLong(Long::longValue).sum()).isEqualTo(30);
+        }
+    }
+
+    @Test
+    void preloadPutsScriptsOnEveryNode() {
+        try (RedisConnector connector = RedisConnector.connect(cluster.settings())) {
+            ScriptExecutor.of(connector).preload(List.of(incr));
+
+            for (int i = 0; i < 3; i++) {
+                Boolean loaded = cluster.onNode(i, jedis -> jedis.scriptExists(incr.sha()));
+                assertThat(loaded).as("node " + i).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void scriptsFlushedEverywhereAreReloadedOnTheNodeOwningTheKey() {
+        try (RedisConnector connector = RedisConnector.connect(cluster.settings())) {
+            ScriptExecutor executor = ScriptExecutor.of(connector);
+            executor.preload(List.of(incr));
+            List<String> keys = keysOnDistinctNodes();
+            for (String key : keys) {
+                assertThat(executor.eval(incr, List.of(key), List.of("1"))).isEqualTo(1L);
+            }
+
+            for (int i = 0; i < 3; i++) {
+                cluster.onNode(i, Jedis::scriptFlush);
+            }
+            cluster.resetStats();
+
+            for (String key : keys) {
+                assertThat(executor.eval(incr, List.of(key), List.of("1"))).isEqualTo(2L);
+            }
+            assertThat(cluster.commandCount("eval")).isZero();
+            assertThat(cluster.commandCount("script|load")).as("one load per node").isEqualTo(3);
+            for (int i = 0; i < 3; i++) {
+                assertThat(cluster.commandCount(i, "script|load")).as("node " + i).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void closeLeavesNoConnectionOnAnyNodeAndNoThread() {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        RedisConnector connector = RedisConnector.connect(cluster.settings());
+        keysOnDistinctNodes().forEach(key -> connector.client().set(key, "x"));
+        assertThat(sluiceConnections()).isPositive();
+
+        connector.close();
+
+        await().pollInSameThread().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(sluiceConnections()).isZero();
+            assertThat(Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> !before.contains(t) && t.isAlive())
+                    .map(Thread::getName)
+                    .collect(Collectors.toSet())).isEmpty();
+        });
+    }
+
+    @Test
+    void seedNodesDownAtDeployDoNotFailIt() {
+        RedisSettings down = new RedisSettings(Optional.empty(), List.of(), Optional.empty(),
+                List.of("127.0.0.1:" + RedisProcess.freePort(), "127.0.0.1:" + RedisProcess.freePort()), List.of(),
+                Optional.empty(), Optional.empty(), 0, false, Duration.ofMillis(300), RedisSettings.Pool.DEFAULT);
+
+        try (RedisConnector connector = RedisConnector.connect(down)) {
+            assertThat(connector.ping()).isFalse();
+            assertThatThrownBy(connector::client).isInstanceOf(JedisConnectionException.class)
+                    .hasMessageContaining("cannot be reached");
+        }
+    }
+
+    @Test
+    void aPasswordTheNodesDoNotHaveFailsTheDeploymentNamingTheKey() {
+        RedisSettings withPassword = new RedisSettings(Optional.empty(), List.of(), Optional.empty(),
+                cluster.nodes(), List.of(), Optional.empty(), Optional.of("Unneeded-pw-77aa"), 0, false,
+                Duration.ofSeconds(2), RedisSettings.Pool.DEFAULT);
+
+        assertThatThrownBy(() -> RedisConnector.connect(withPassword))
+                .isInstanceOfSatisfying(SluiceConfigException.class,
+                        e -> assertThat(e.key()).isEqualTo("sluice.redis.password"))
+                .hasMessageContaining("no password configured")
+                .satisfies(e -> assertThat(RedisConnectorTest.everything(e)).doesNotContain("Unneeded-pw-77aa"));
+    }
+
+    private long sluiceConnections() {
+        long total = 0;
+        for (int i = 0; i < 3; i++) {
+            total += cluster.onNode(i, jedis -> RedisStats.clientCount(jedis.clientList(), RedisConnector.CLIENT_NAME));
+        }
+        return total;
+    }
+
+    /** One key per master. */
+    private List<String> keysOnDistinctNodes() {
+        List<String> keys = new ArrayList<>();
+        for (int node = 0; node < 3; node++) {
+            int n = node;
+            keys.add(IntStream.range(0, 1000).mapToObj(i -> "k" + i)
+                    .filter(key -> cluster.nodeOwning(key) == n)
+                    .findFirst().orElseThrow());
+        }
+        return keys;
+    }
+}
