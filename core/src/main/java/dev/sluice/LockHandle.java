@@ -26,16 +26,21 @@ public interface LockHandle extends AutoCloseable {
     boolean isHeld();
 
     /**
-     * Sets the remaining lease to {@code lease} if this handle still owns the lock.
+     * Sets the remaining lease to {@code lease} if this handle still owns the lock. The watchdog keeps
+     * renewing with the lease given at acquisition.
      *
      * @return {@code false} when the lock was lost (another owner's key is never touched)
+     * @throws SluiceException when Redis cannot be reached
      */
     boolean extend(Duration lease);
 
     /**
-     * Releases the lock (the outermost reentrant handle deletes it; inner ones only count down).
+     * Releases the lock (the outermost reentrant handle deletes it; inner ones only count down). Closing
+     * twice has no further effect. When Redis cannot be reached, a warning is logged and the lock expires
+     * after its lease.
      *
-     * @throws LockLostException when the lease had already been lost; the other owner's lock is untouched
+     * @throws LockLostException when the outermost handle finds the lease already lost; the other owner's
+     *                           lock is untouched. Inner handles do not throw: check {@link #isHeld()}.
      */
     @Override
     void close();

@@ -16,7 +16,13 @@ import java.lang.annotation.Target;
  * <p>The interceptor runs at {@code Interceptor.Priority.PLATFORM_BEFORE + 100}, outside
  * {@code @Transactional}, so the lock is released after the transaction commits. Reentrant for the
  * same thread; the lease is renewed while the method runs. Enabled application-wide without
- * {@code beans.xml} changes.
+ * {@code beans.xml} changes. On a type, it applies to every business method; on a method, it wins over
+ * the type's.
+ *
+ * <p>The rendered key is the lock key of {@link Sluice#lock(String)}. When the lock is not acquired
+ * within {@link #maxWait()} (or Redis is unreachable) the method does not run and
+ * {@link LockNotAcquiredException} is thrown. An invalid template or duration fails deployment with a
+ * message naming {@code class#method}.
  *
  * @see DistributedLock
  */
@@ -45,4 +51,22 @@ public @interface Locked {
     /** Name for {@code sluice.lock.<name>.*} overrides and metrics; default {@code <SimpleClassName>.<method>}. */
     @Nonbinding
     String name() default "";
+
+    /**
+     * What happens when the lease was lost while the method ran (the watchdog could not renew it, or
+     * the JVM stalled for longer than the lease): by default the method's result is discarded and
+     * {@link LockLostException} is thrown after it returns, because another holder may have run at the
+     * same time. {@link OnLost#LOG} returns the result and logs a warning instead, for methods whose
+     * writes are already protected by fencing tokens.
+     */
+    @Nonbinding
+    OnLost onLost() default OnLost.THROW;
+
+    /** What the {@code @Locked} interceptor does after the method when the lease was lost. */
+    enum OnLost {
+        /** Throw {@link LockLostException} after the method (its result is discarded). The default. */
+        THROW,
+        /** Log a warning and return the method's result. */
+        LOG
+    }
 }

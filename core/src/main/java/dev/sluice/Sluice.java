@@ -19,14 +19,17 @@ public interface Sluice {
     RateLimiter limiter(String policy);
 
     /**
-     * A distributed lock on {@code key} (the Redis key is {@code <prefix>:lock:{key}}). Reentrant for the
-     * same thread.
+     * A distributed lock on {@code key} (the Redis key is {@code <prefix>:lock:{key}}; a key longer than 64
+     * characters or outside {@code [A-Za-z0-9._:@/-]} is replaced by its SHA-256 digest there, so request data
+     * cannot shape Redis keys). Reentrant for the same thread. Without Redis configured, local to this JVM.
      */
     DistributedLock lock(String key);
 
     /**
      * A distributed counting semaphore named {@code name} allowing at most {@code permits} holders across
      * all nodes. {@code sluice.semaphore.<name>.permits} in config overrides {@code permits}.
+     *
+     * @throws IllegalArgumentException when {@code permits < 1}
      */
     DistributedSemaphore semaphore(String name, int permits);
 

@@ -166,6 +166,24 @@ public final class RedisConnector implements AutoCloseable {
         }
     }
 
+    /**
+     * Drops the pool's idle connections (standalone and Cluster; Sentinel's pool is not reachable through
+     * Jedis's API). After Redis restarts every idle connection is dead, and without this each would fail
+     * one caller before the pool replaced it.
+     */
+    public void discardIdleConnections() {
+        UnifiedJedis current = client;
+        try {
+            if (current instanceof redis.clients.jedis.RedisClient standalone) {
+                standalone.getPool().clear();
+            } else if (current instanceof RedisClusterClient cluster) {
+                cluster.getClusterNodes().values().forEach(redis.clients.jedis.util.Pool::clear);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Sluice could not clear idle Redis connections", e);
+        }
+    }
+
     /** Standalone, Sentinel or Cluster. */
     public Mode mode() {
         return mode;

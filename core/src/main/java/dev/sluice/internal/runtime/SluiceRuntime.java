@@ -5,10 +5,17 @@ import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitStore;
+import dev.sluice.internal.limit.RedisRateLimitStore;
+import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.internal.redis.ScriptExecutor;
+import dev.sluice.internal.lock.LockService;
+import dev.sluice.internal.lock.LockServices;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -25,13 +32,21 @@ public final class SluiceRuntime implements AutoCloseable {
     private static final AtomicBoolean WARNED_IN_PROCESS = new AtomicBoolean();
 
     private final SluiceConfig config;
+    private final RedisConnector connector;
+    private final ScriptExecutor scripts;
     private final RateLimitEngine rateLimits;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile LockService locks;
 
-    private SluiceRuntime(SluiceConfig config, RateLimitStore store) {
+    private SluiceRuntime(SluiceConfig config, RedisConnector connector, ScriptExecutor scripts, RateLimitStore store) {
         this.config = config;
+        this.connector = connector;
+        this.scripts = scripts;
         this.rateLimits = new RateLimitEngine(store, config.keyPrefix());
+        if (connector != null) {
+            closeables.add(connector);
+        }
         closeables.add(store);
     }
 
@@ -47,14 +62,47 @@ public final class SluiceRuntime implements AutoCloseable {
                 LOG.log(Level.WARNING, "Sluice: sluice.redis.uri is not set; rate limits, locks and semaphores "
                         + "use the in-process store and are local to this JVM");
             }
-            return new SluiceRuntime(config, new InProcessRateLimitStore());
+            return new SluiceRuntime(config, null, null, new InProcessRateLimitStore());
         }
-        throw new UnsupportedOperationException("Redis runtime not wired yet");
+        LuaScript gcra = script(config, "gcra");
+        RedisConnector connector = RedisConnector.connect(config.redis());
+        try {
+            ScriptExecutor executor = ScriptExecutor.of(connector);
+            executor.preload(List.of(gcra));
+            return new SluiceRuntime(config, connector, executor,
+                    new RedisRateLimitStore(executor, gcra, config.redis().mode(), connector::discardIdleConnections));
+        } catch (RuntimeException e) {
+            connector.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The Lua script {@code name}: the operator's replacement from {@code sluice.script.<name>}, else the
+     * bundled one.
+     */
+    public static LuaScript script(SluiceConfig config, String name) {
+        return LuaScript.load(name, key -> Optional.ofNullable(config.scripts().get(key.substring("sluice.script.".length()))));
     }
 
     /** A runtime over a given store (tests, benchmarks). */
     public static SluiceRuntime of(SluiceConfig config, RateLimitStore store) {
-        return new SluiceRuntime(config, store);
+        return new SluiceRuntime(config, null, null, store);
+    }
+
+    /** A runtime over a given store and Redis connector, which it closes (tests, benchmarks). */
+    public static SluiceRuntime of(SluiceConfig config, RateLimitStore store, RedisConnector redis) {
+        return new SluiceRuntime(config, redis, ScriptExecutor.of(redis), store);
+    }
+
+    /** The application's Redis connection pool; empty for the in-process store. */
+    public Optional<RedisConnector> redis() {
+        return Optional.ofNullable(connector);
+    }
+
+    /** Runs bundled or replaced Lua scripts with NOSCRIPT recovery; empty with the in-process store. */
+    public Optional<ScriptExecutor> scripts() {
+        return Optional.ofNullable(scripts);
     }
 
     public SluiceConfig config() {
@@ -63,6 +111,25 @@ public final class SluiceRuntime implements AutoCloseable {
 
     public RateLimitEngine rateLimits() {
         return rateLimits;
+    }
+
+    /**
+     * The application's locks and semaphores, created on first use (so applications that only rate-limit
+     * start no watchdog or subscriber) and closed with this runtime.
+     */
+    public LockService locks() {
+        LockService l = locks;
+        if (l == null) {
+            synchronized (closeables) {
+                l = locks;
+                if (l == null) {
+                    l = LockServices.create(this);
+                    closeables.add(l);
+                    locks = l;
+                }
+            }
+        }
+        return l;
     }
 
     /** Registers something closed with this runtime (in reverse order of registration). */

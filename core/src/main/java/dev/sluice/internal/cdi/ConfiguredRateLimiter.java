@@ -1,0 +1,65 @@
+package dev.sluice.internal.cdi;
+
+import dev.sluice.RateLimitDecision;
+import dev.sluice.RateLimiter;
+import dev.sluice.internal.config.Bandwidth;
+import dev.sluice.internal.config.FailureMode;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.internal.runtime.SluiceRuntime;
+
+import java.lang.System.Logger.Level;
+
+/**
+ * The programmatic {@link RateLimiter} of one configured policy, over the application's rate-limit engine.
+ * A disabled policy admits everything without a store call. When the store is unreachable,
+ * {@code sluice.on-redis-failure=allow} admits (an allowed decision with the policy's full limit) and
+ * {@code deny} rethrows the {@link StoreUnavailableException}, so callers can tell "limited" (a denied
+ * decision, HTTP 429) from "cannot decide" (HTTP 503), as the filters do. Thread-safe.
+ */
+final class ConfiguredRateLimiter implements RateLimiter {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice");
+
+    private final SluiceRuntime runtime;
+    private final PolicyConfig policy;
+
+    ConfiguredRateLimiter(SluiceRuntime runtime, PolicyConfig policy) {
+        this.runtime = runtime;
+        this.policy = policy;
+    }
+
+    @Override
+    public String policy() {
+        return policy.name();
+    }
+
+    @Override
+    public RateLimitDecision tryAcquire(String key) {
+        return tryAcquire(key, policy.cost());
+    }
+
+    @Override
+    public RateLimitDecision tryAcquire(String key, long cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost of policy '" + policy.name() + "' must be at least 1, was " + cost);
+        }
+        if (!policy.enabled()) {
+            return unlimited();
+        }
+        try {
+            return runtime.rateLimits().decide(policy, key, cost);
+        } catch (StoreUnavailableException e) {
+            if (runtime.config().onRedisFailure() == FailureMode.DENY) {
+                throw e;
+            }
+            LOG.log(Level.DEBUG, "Sluice: admitting (sluice.on-redis-failure=allow) as the store is unreachable", e);
+            return unlimited();
+        }
+    }
+
+    private RateLimitDecision unlimited() {
+        Bandwidth first = policy.bandwidths().get(0);
+        return new RateLimitDecision(policy.name(), true, first.tokens(), first.tokens(), first.windowSeconds(), 0, 0);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.sluice.internal.cdi;
+
+import dev.sluice.LockHandle;
+import dev.sluice.LockLostException;
+import dev.sluice.Locked;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+import java.lang.System.Logger.Level;
+
+/**
+ * Runs a {@code @Locked} method while holding its distributed lock. At {@code PLATFORM_BEFORE + 100} it
+ * wraps {@code @Transactional} ({@code PLATFORM_BEFORE + 200}), so the transaction commits before the lock
+ * is released. The method does not run unless the lock was acquired; a lease lost while it ran is
+ * reported after it returns, as {@link Locked#onLost()} says.
+ */
+@Locked
+@Interceptor
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
+public class LockedInterceptor {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
+
+    @Inject
+    DefaultSluice sluice;
+
+    @AroundInvoke
+    Object aroundInvoke(InvocationContext invocation) throws Exception {
+        GuardedMethods.LockSpec policy = sluice.lockPolicy(invocation.getTarget().getClass(), invocation.getMethod());
+        String key = policy.key().render(invocation.getParameters());
+        LockHandle handle = sluice.lock(key).acquire(policy.lease(), policy.maxWait());
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Exception | Error e) {
+            release(handle, e);
+            throw e;
+        }
+        LockLostException lost = release(handle, null);
+        if (lost != null) {
+            if (policy.onLost() == Locked.OnLost.THROW) {
+                throw lost;
+            }
+            LOG.log(Level.WARNING, "Sluice: " + lost.getMessage() + " (in " + policy.name() + ", onLost=LOG)");
+        }
+        return result;
+    }
+
+    /** Releases; a lost lease is returned, or attached to the method's own exception when it threw. */
+    static LockLostException release(LockHandle handle, Throwable thrown) {
+        boolean held = handle.isHeld();
+        LockLostException lost = null;
+        try {
+            handle.close();
+        } catch (LockLostException e) {
+            lost = e;
+        }
+        if (lost == null && !held) {
+            lost = new LockLostException(handle.key(), "Lock '" + handle.key() + "' (fencing token "
+                    + handle.fencingToken() + ") lost its lease while the method ran; another holder may have overlapped");
+        }
+        if (lost != null && thrown != null) {
+            thrown.addSuppressed(lost);
+            return null;
+        }
+        return lost;
+    }
+}

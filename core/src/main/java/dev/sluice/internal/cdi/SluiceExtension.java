@@ -1,0 +1,117 @@
+package dev.sluice.internal.cdi;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.SluiceException;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.runtime.SluiceRuntime;
+import dev.sluice.internal.runtime.SluiceRuntimes;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
+import jakarta.enterprise.inject.spi.BeforeShutdown;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import jakarta.interceptor.Interceptor;
+
+import java.util.function.Function;
+
+/**
+ * The portable extension that brings Sluice to a CDI application without {@code beans.xml} changes,
+ * whether sluice-core sits in {@code WEB-INF/lib} or in an EAR's {@code lib/}: it adds the
+ * {@code @Locked}/{@code @Bounded} interceptors (enabled application-wide by their {@code @Priority}) and
+ * the {@link DefaultSluice} bean, fails deployment on an invalid annotation or configuration, and holds
+ * the application's {@link SluiceRuntime} from deployment until shutdown.
+ *
+ * <p>Registered through {@code META-INF/services/jakarta.enterprise.inject.spi.Extension}. Its observers are
+ * called by the container one at a time; {@link #runtime()} is safe to call from any thread afterwards.
+ */
+public class SluiceExtension implements Extension {
+
+    private final Function<ClassLoader, SluiceConfig> configLoader;
+    /** A runtime built by someone else, who also closes it; null when this extension acquires one. */
+    private final SluiceRuntime given;
+    private ClassLoader application;
+    private SluiceConfig config;
+    private volatile SluiceRuntime runtime;
+
+    /** Reads configuration from MicroProfile Config, or the contract's fallback chain where it is absent. */
+    public SluiceExtension() {
+        this(cl -> SluiceConfigLoader.load(ConfigSources.detect(cl, null)));
+    }
+
+    /** An extension with configuration from elsewhere (tests, embedded use). */
+    public SluiceExtension(Function<ClassLoader, SluiceConfig> configLoader) {
+        this.configLoader = configLoader;
+        this.given = null;
+    }
+
+    private SluiceExtension(SluiceRuntime runtime) {
+        this.configLoader = cl -> runtime.config();
+        this.given = runtime;
+    }
+
+    /** An extension over a runtime built and closed by the caller (tests, embedded use). */
+    public static SluiceExtension over(SluiceRuntime runtime) {
+        return new SluiceExtension(runtime);
+    }
+
+    void addBeans(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
+        ClassLoader tccl = Thread.currentThread().getContextClassLoader();
+        application = tccl != null ? tccl : SluiceExtension.class.getClassLoader();
+        for (Class<?> type : new Class<?>[] {LockedInterceptor.class, BoundedInterceptor.class, DefaultSluice.class}) {
+            event.addAnnotatedType(beanManager.createAnnotatedType(type), SluiceExtension.class.getName() + "#" + type.getSimpleName());
+        }
+    }
+
+    <T> void validateGuardedMethods(@Observes ProcessManagedBean<T> event) {
+        Class<?> beanClass = event.getAnnotatedBeanClass().getJavaClass();
+        // Interceptor classes carry their binding to declare what they intercept, not to be intercepted.
+        if (!beanClass.isAnnotationPresent(Interceptor.class) && GuardedMethods.isGuarded(beanClass)) {
+            GuardedMethods.validate(beanClass).forEach(event::addDefinitionError);
+        }
+    }
+
+    void loadConfig(@Observes AfterBeanDiscovery event) {
+        try {
+            config = configLoader.apply(application);
+        } catch (SluiceConfigException e) {
+            event.addDefinitionError(e);
+        }
+    }
+
+    void startRuntime(@Observes AfterDeploymentValidation event) {
+        if (config == null) {
+            return;
+        }
+        if (given != null) {
+            runtime = given;
+            return;
+        }
+        try {
+            runtime = SluiceRuntimes.acquire(application, config);
+        } catch (SluiceException e) {
+            event.addDeploymentProblem(e);
+        }
+    }
+
+    void stopRuntime(@Observes BeforeShutdown event) {
+        SluiceRuntime r = runtime;
+        runtime = null;
+        if (r != null && given == null) {
+            SluiceRuntimes.release(r);
+        }
+    }
+
+    /** The application's runtime, from the end of deployment until shutdown. */
+    SluiceRuntime runtime() {
+        SluiceRuntime r = runtime;
+        if (r == null) {
+            throw new SluiceException("Sluice is not running: the CDI container has not finished deploying or has shut down");
+        }
+        return r;
+    }
+}

@@ -1,0 +1,149 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.ScriptExecutor;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rate-limit buckets in Redis, decided by {@code gcra.lua} on the Redis clock: one {@code EVALSHA} per
+ * decision in standalone and Sentinel mode, one per hash slot in Cluster mode (each slot atomic on its
+ * own, so a policy denied in one slot does not undo a charge already made in another).
+ *
+ * <p>Thread-safe; holds no connection of its own.
+ */
+public final class RedisRateLimitStore implements RateLimitStore {
+
+    private final ScriptExecutor executor;
+    private final LuaScript script;
+    private final boolean cluster;
+    private final Runnable discardIdleConnections;
+
+    /**
+     * @param discardIdleConnections called when a pooled connection turns out to be broken (Redis restarted),
+     *                               before the one retry
+     */
+    public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, RedisSettings.Mode mode,
+            Runnable discardIdleConnections) {
+        this.executor = executor;
+        this.script = script;
+        this.cluster = mode == RedisSettings.Mode.CLUSTER;
+        this.discardIdleConnections = discardIdleConnections;
+    }
+
+    @Override
+    public List<BucketOutcome> consume(List<BucketRequest> requests) {
+        if (!cluster || requests.size() == 1) {
+            return call(requests);
+        }
+        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            bySlot.computeIfAbsent(JedisClusterCRC16.getSlot(requests.get(i).key()), s -> new ArrayList<>()).add(i);
+        }
+        if (bySlot.size() == 1) {
+            return call(requests);
+        }
+        BucketOutcome[] outcomes = new BucketOutcome[requests.size()];
+        for (List<Integer> indexes : bySlot.values()) {
+            List<BucketRequest> group = new ArrayList<>(indexes.size());
+            indexes.forEach(i -> group.add(requests.get(i)));
+            List<BucketOutcome> groupOutcomes = call(group);
+            for (int j = 0; j < indexes.size(); j++) {
+                outcomes[indexes.get(j)] = groupOutcomes.get(j);
+            }
+        }
+        return List.of(outcomes);
+    }
+
+    private List<BucketOutcome> call(List<BucketRequest> requests) {
+        Object reply;
+        try {
+            reply = evalRetryingABrokenConnection(keys(requests), args(requests));
+        } catch (JedisException e) {
+            throw new StoreUnavailableException("Redis rate-limit call failed: " + e.getMessage(), e);
+        }
+        return outcomes(reply, requests.size());
+    }
+
+    /** {@code KEYS} of {@code gcra.lua}: one per bandwidth, request after request. */
+    static List<String> keys(List<BucketRequest> requests) {
+        List<String> keys = new ArrayList<>();
+        for (BucketRequest request : requests) {
+            for (int b = 0; b < request.limits().size(); b++) {
+                keys.add(request.key(b));
+            }
+        }
+        return keys;
+    }
+
+    /** {@code ARGV} of {@code gcra.lua}: count, then per request cost, bandwidth count, interval/capacity pairs. */
+    static List<String> args(List<BucketRequest> requests) {
+        List<String> args = new ArrayList<>();
+        args.add(Integer.toString(requests.size()));
+        for (BucketRequest request : requests) {
+            args.add(Long.toString(request.cost()));
+            args.add(Integer.toString(request.limits().size()));
+            for (BucketRequest.Limit limit : request.limits()) {
+                args.add(Long.toString(limit.intervalMicros()));
+                args.add(Long.toString(limit.capacity()));
+            }
+        }
+        return args;
+    }
+
+    /** Five integers per request, as {@code gcra.lua} replies. */
+    static List<BucketOutcome> outcomes(Object reply, int count) {
+        List<?> values = (List<?>) reply;
+        List<BucketOutcome> outcomes = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int at = i * 5;
+            outcomes.add(new BucketOutcome(
+                    ((Long) values.get(at)) == 1L,
+                    (Long) values.get(at + 1),
+                    ((Long) values.get(at + 2)).intValue(),
+                    (Long) values.get(at + 3),
+                    (Long) values.get(at + 4)));
+        }
+        return outcomes;
+    }
+
+    /**
+     * After a Redis restart the pool's idle connections are dead and the first use of each fails at once. Such a
+     * failure is retried once on a fresh connection so that callers never see the restart. Timeouts are not
+     * retried: a hung Redis must cost a caller one timeout, not two. The retry can charge a bucket twice in the
+     * rare case where Redis ran the script and then the connection broke; for a rate limit that errs on the
+     * safe side.
+     */
+    private Object evalRetryingABrokenConnection(List<String> keys, List<String> args) {
+        try {
+            return executor.eval(script, keys, args);
+        } catch (JedisConnectionException e) {
+            if (isTimeout(e)) {
+                throw e;
+            }
+            discardIdleConnections.run();
+            return executor.eval(script, keys, args);
+        }
+    }
+
+    private static boolean isTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void close() {
+        // The connector owns the pool and closes it.
+    }
+}

@@ -1,0 +1,130 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.DistributedLock;
+import dev.sluice.LockHandle;
+import dev.sluice.LockNotAcquiredException;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link DistributedLock} of a {@link LockService}: reentrancy from the service's hold table, then the
+ * local gate, then attempts on the store, parking on {@link ReleaseSignals} between them. Thread-safe.
+ */
+final class DefaultDistributedLock implements DistributedLock {
+
+    private final LockService service;
+    private final String key;
+    private final String storeKey;
+
+    DefaultDistributedLock(LockService service, String key, String storeKey) {
+        this.service = service;
+        this.key = key;
+        this.storeKey = storeKey;
+    }
+
+    @Override
+    public String key() {
+        return key;
+    }
+
+    @Override
+    public LockHandle acquire(Duration lease, Duration maxWait) {
+        return acquire(lease, maxWait, true).orElseThrow();
+    }
+
+    @Override
+    public Optional<LockHandle> tryAcquire(Duration lease) {
+        return acquire(lease, Duration.ZERO, false);
+    }
+
+    private Optional<LockHandle> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
+        long started = System.nanoTime();
+        long leaseMillis = LockService.leaseMillis("lock '" + key + "'", lease);
+        long deadline = started + LockService.maxWaitNanos("lock '" + key + "'", maxWait);
+        LockService.HoldKey holdKey = new LockService.HoldKey(Thread.currentThread(), storeKey);
+        LockHold held = service.holds.get(holdKey);
+        if (held != null) {
+            return Optional.of(held.reenter());
+        }
+        LockService.Gate gate = service.enterGate(storeKey);
+        boolean gateTaken = false;
+        boolean acquired = false;
+        try {
+            gateTaken = gate.semaphore.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (!gateTaken) {
+                return timedOut(started, throwOnTimeout);
+            }
+            String owner = Owners.newToken();
+            while (true) {
+                try (ReleaseSignals.Waiter waiter = service.signals.register(storeKey)) {
+                    long attemptStarted = System.nanoTime();
+                    Attempt attempt = tryStore(owner, leaseMillis, started);
+                    if (attempt.acquired()) {
+                        LockHold hold = new LockHold(service, this, holdKey, owner, attempt.fencingToken(),
+                                leaseMillis, new Lease(attemptStarted, service.lockStore.validityMillis(leaseMillis)), gate);
+                        service.holds.put(holdKey, hold);
+                        hold.startWatchdog();
+                        acquired = true;
+                        return Optional.of(hold.enter());
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return timedOut(started, throwOnTimeout);
+                    }
+                    waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockNotAcquiredException(key, waited(started), e);
+        } finally {
+            if (!acquired) {
+                if (gateTaken) {
+                    gate.semaphore.release();
+                }
+                service.leaveGate(storeKey, gate);
+            }
+        }
+    }
+
+    private Attempt tryStore(String owner, long leaseMillis, long started) {
+        try {
+            return service.lockStore.tryLock(storeKey, owner, leaseMillis);
+        } catch (RuntimeException e) {
+            throw failClosed(owner, started, e);
+        }
+    }
+
+    /**
+     * The attempt may have reached the store although its reply did not reach us (a timeout), so delete
+     * our lock if it is there; the compare-and-delete never touches another owner's lock.
+     */
+    private LockNotAcquiredException failClosed(String owner, long started, RuntimeException cause) {
+        try {
+            service.lockStore.unlock(storeKey, owner);
+        } catch (RuntimeException ignored) {
+            // Unreachable as well: the lease removes it.
+        }
+        return new LockNotAcquiredException(key, waited(started), cause);
+    }
+
+    private Optional<LockHandle> timedOut(long started, boolean throwOnTimeout) {
+        if (throwOnTimeout) {
+            throw new LockNotAcquiredException(key, waited(started), null);
+        }
+        return Optional.empty();
+    }
+
+    static Duration waited(long startedNanos) {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
+    }
+
+    String storeKey() {
+        return storeKey;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.DistributedSemaphore;
+import dev.sluice.LockLostException;
+import dev.sluice.Permit;
+import dev.sluice.PermitNotAcquiredException;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A {@link DistributedSemaphore} of a {@link LockService}: attempts on the store, parking on
+ * {@link ReleaseSignals} between them; every held permit is renewed by the watchdog. Thread-safe.
+ */
+final class DefaultDistributedSemaphore implements DistributedSemaphore {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
+
+    private final LockService service;
+    private final String name;
+    private final String storeKey;
+    private final int permits;
+
+    DefaultDistributedSemaphore(LockService service, String name, String storeKey, int permits) {
+        this.service = service;
+        this.name = name;
+        this.storeKey = storeKey;
+        this.permits = permits;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    @Override
+    public Permit acquire(Duration lease, Duration maxWait) {
+        return acquire(lease, maxWait, true).orElseThrow();
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire(Duration lease) {
+        return acquire(lease, Duration.ZERO, false);
+    }
+
+    private Optional<Permit> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
+        long started = System.nanoTime();
+        long leaseMillis = LockService.leaseMillis("semaphore '" + name + "'", lease);
+        long deadline = started + LockService.maxWaitNanos("semaphore '" + name + "'", maxWait);
+        String permitId = Owners.newToken();
+        while (true) {
+            try (ReleaseSignals.Waiter waiter = service.signals.register(storeKey)) {
+                long attemptStarted = System.nanoTime();
+                Attempt attempt;
+                try {
+                    attempt = service.semaphoreStore.tryAcquire(storeKey, permitId, permits, leaseMillis);
+                } catch (RuntimeException e) {
+                    throw failClosed(permitId, started, e);
+                }
+                if (attempt.acquired()) {
+                    return Optional.of(new HeldPermit(permitId, leaseMillis, new Lease(attemptStarted, leaseMillis)));
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    if (throwOnTimeout) {
+                        throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started), null);
+                    }
+                    return Optional.empty();
+                }
+                waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started),
+                            new InterruptedException());
+                }
+            }
+        }
+    }
+
+    /** The attempt may have been applied although its reply was lost; give the permit back if so. */
+    private PermitNotAcquiredException failClosed(String permitId, long started, RuntimeException cause) {
+        try {
+            service.semaphoreStore.release(storeKey, permitId);
+        } catch (RuntimeException ignored) {
+            // Unreachable as well: the permit's lease reclaims it.
+        }
+        return new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started), cause);
+    }
+
+    /** One held permit, renewed by the watchdog until closed. */
+    private final class HeldPermit implements Permit {
+        private final String permitId;
+        private final Lease lease;
+        private final Watchdog.Renewal renewal;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        HeldPermit(String permitId, long leaseMillis, Lease lease) {
+            this.permitId = permitId;
+            this.lease = lease;
+            this.renewal = service.watchdog.watch("a permit of semaphore '" + name + "'", lease, leaseMillis,
+                    () -> service.semaphoreStore.extend(storeKey, permitId, leaseMillis));
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public boolean isHeld() {
+            return !closed.get() && lease.isHeld();
+        }
+
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            renewal.cancel();
+            boolean released;
+            try {
+                released = service.semaphoreStore.release(storeKey, permitId);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
+                        + "'; it is reclaimed after its lease", e);
+                released = lease.isHeld();
+            }
+            if (!released || lease.isLost()) {
+                lease.markLost();
+                throw new LockLostException(name, "A permit of semaphore '" + name + "' had expired before it "
+                        + "was returned; more than " + permits + " holders may have run at once");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Permit[" + name + ", held=" + isHeld() + "]";
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package dev.sluice.internal.lock;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * Semaphores in this JVM's memory with the semantics of {@code semaphore_acquire.lua}: permit ids with
+ * expiry times on the store's clock, expired ones reclaimed at acquisition. Used when no Redis is
+ * configured and as the reference in the contract tests.
+ *
+ * <p>Thread-safe: every operation is serialised on this store. A semaphore whose last permit is returned
+ * or reclaimed is forgotten.
+ */
+public final class InProcessSemaphoreStore implements SemaphoreStore {
+
+    private final Map<String, Map<String, Long>> semaphores = new HashMap<>();
+    private final LongSupplier microsClock;
+    private final ReleaseSignals signals;
+
+    /**
+     * @param microsClock the store's clock in microseconds since the epoch
+     * @param signals     woken on every release
+     */
+    public InProcessSemaphoreStore(LongSupplier microsClock, ReleaseSignals signals) {
+        this.microsClock = microsClock;
+        this.signals = signals;
+    }
+
+    /** A store on the JVM's wall clock. */
+    public InProcessSemaphoreStore(ReleaseSignals signals) {
+        this(InProcessLockStore::wallClockMicros, signals);
+    }
+
+    @Override
+    public synchronized Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
+        long now = microsClock.getAsLong();
+        Map<String, Long> held = semaphores.computeIfAbsent(key, k -> new HashMap<>());
+        long earliest = Long.MAX_VALUE;
+        for (Iterator<Long> it = held.values().iterator(); it.hasNext();) {
+            long expiresAt = it.next();
+            if (expiresAt <= now) {
+                it.remove();
+            } else {
+                earliest = Math.min(earliest, expiresAt);
+            }
+        }
+        if (held.size() < permits) {
+            held.put(permitId, now + leaseMillis * 1000);
+            return Attempt.granted(0);
+        }
+        return Attempt.refused(InProcessLockStore.ceilMillis(earliest - now));
+    }
+
+    @Override
+    public boolean release(String key, String permitId) {
+        synchronized (this) {
+            Map<String, Long> held = semaphores.get(key);
+            Long expiresAt = held == null ? null : held.remove(permitId);
+            if (held != null && held.isEmpty()) {
+                semaphores.remove(key);
+            }
+            if (expiresAt == null || expiresAt <= microsClock.getAsLong()) {
+                return false;
+            }
+        }
+        signals.signal(key);
+        return true;
+    }
+
+    @Override
+    public synchronized boolean extend(String key, String permitId, long leaseMillis) {
+        long now = microsClock.getAsLong();
+        Map<String, Long> held = semaphores.get(key);
+        Long expiresAt = held == null ? null : held.get(permitId);
+        if (expiresAt == null || expiresAt <= now) {
+            if (held != null) {
+                held.remove(permitId);
+            }
+            return false;
+        }
+        held.put(permitId, now + leaseMillis * 1000);
+        return true;
+    }
+
+    @Override
+    public synchronized void close() {
+        semaphores.clear();
+    }
+}

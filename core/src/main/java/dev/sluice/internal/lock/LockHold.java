@@ -1,0 +1,143 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.LockHandle;
+import dev.sluice.LockLostException;
+import dev.sluice.SluiceException;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One acquisition of a lock by one thread, shared by the handles of its reentrant acquisitions: the owner
+ * token, the fencing token, the lease as the watchdog last confirmed it, and the reentrancy depth. The
+ * outermost handle's close releases it in the store. Thread-safe.
+ */
+final class LockHold {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
+
+    private final LockService service;
+    private final DefaultDistributedLock lock;
+    private final LockService.HoldKey holdKey;
+    private final String owner;
+    private final long fencingToken;
+    private final long leaseMillis;
+    private final Lease lease;
+    private final LockService.Gate gate;
+    private Watchdog.Renewal renewal;
+    private int depth;
+
+    LockHold(LockService service, DefaultDistributedLock lock, LockService.HoldKey holdKey, String owner,
+             long fencingToken, long leaseMillis, Lease lease, LockService.Gate gate) {
+        this.service = service;
+        this.lock = lock;
+        this.holdKey = holdKey;
+        this.owner = owner;
+        this.fencingToken = fencingToken;
+        this.leaseMillis = leaseMillis;
+        this.lease = lease;
+        this.gate = gate;
+    }
+
+    void startWatchdog() {
+        renewal = service.watchdog.watch("lock '" + lock.key() + "'", lease, leaseMillis,
+                () -> service.lockStore.extend(lock.storeKey(), owner, leaseMillis));
+    }
+
+    /** A new handle for a (re)entry by the holding thread; refused when the lease is known lost. */
+    synchronized LockHandle reenter() {
+        if (!lease.isHeld()) {
+            throw new LockLostException(lock.key(), "Lock '" + lock.key() + "' is held by this thread but its "
+                    + "lease was lost; refusing to enter it again");
+        }
+        return enter();
+    }
+
+    /** The first handle, right after the store granted the lock. */
+    synchronized LockHandle enter() {
+        depth++;
+        return new Handle();
+    }
+
+    private void exit() {
+        synchronized (this) {
+            if (--depth > 0) {
+                return;
+            }
+        }
+        service.holds.remove(holdKey, this);
+        renewal.cancel();
+        boolean released;
+        try {
+            released = service.lockStore.unlock(lock.storeKey(), owner);
+        } catch (RuntimeException e) {
+            // The store is unreachable: the lock goes away when its lease runs out.
+            LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its lease", e);
+            released = lease.isHeld();
+        } finally {
+            gate.semaphore.release();
+            service.leaveGate(lock.storeKey(), gate);
+        }
+        if (!released || lease.isLost()) {
+            lease.markLost();
+            throw new LockLostException(lock.key(), "Lock '" + lock.key() + "' (fencing token " + fencingToken
+                    + ") had lost its lease before it was released; another holder may have overlapped. "
+                    + "The other holder's lock was left untouched");
+        }
+    }
+
+    private boolean extend(Duration newLease) {
+        long millis = LockService.leaseMillis("lock '" + lock.key() + "'", newLease);
+        long started = System.nanoTime();
+        boolean ok;
+        try {
+            ok = service.lockStore.extend(lock.storeKey(), owner, millis);
+        } catch (RuntimeException e) {
+            throw new SluiceException("Could not extend lock '" + lock.key() + "': " + e.getMessage(), e);
+        }
+        if (ok) {
+            lease.extended(started, service.lockStore.validityMillis(millis));
+        } else {
+            lease.markLost();
+        }
+        return ok;
+    }
+
+    /** One reentrant acquisition; closing it more than once has no further effect. */
+    private final class Handle implements LockHandle {
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        @Override
+        public String key() {
+            return lock.key();
+        }
+
+        @Override
+        public long fencingToken() {
+            return fencingToken;
+        }
+
+        @Override
+        public boolean isHeld() {
+            return !closed.get() && lease.isHeld();
+        }
+
+        @Override
+        public boolean extend(Duration lease) {
+            return !closed.get() && LockHold.this.extend(lease);
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                exit();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "LockHandle[" + lock.key() + ", token=" + fencingToken + ", held=" + isHeld() + "]";
+        }
+    }
+}

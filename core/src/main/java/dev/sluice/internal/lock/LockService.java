@@ -1,0 +1,147 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.DistributedLock;
+import dev.sluice.DistributedSemaphore;
+import dev.sluice.internal.limit.KeyMaterial;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The locks and semaphores of one application over one {@link LockStore} and {@link SemaphoreStore}: it
+ * keeps the reentrancy bookkeeping, the per-key local gates and the watchdog that renews leases.
+ *
+ * <p>Store keys are {@code <prefix>:lock:{<material>}} and {@code <prefix>:sem:{<material>}}, the material
+ * being the caller's key through {@link KeyMaterial} (rendered {@code @Locked} keys may carry request
+ * data). Thread-safe; closing it stops the watchdog and closes the stores.
+ */
+public final class LockService implements AutoCloseable {
+
+    /** Default upper bound of the fallback poll of a waiter, in case a release message is lost. */
+    public static final long DEFAULT_MAX_POLL_MILLIS = 100;
+
+    /** A thread's hold of one lock key, for reentrancy. */
+    record HoldKey(Thread thread, String storeKey) {
+    }
+
+    /**
+     * Lets one thread per JVM and key contend in the store at a time; the others queue here. This keeps a
+     * release from waking a herd of local threads that would all hit the store for one winner, and
+     * makes hand-off between threads of the same JVM cost no store round trip beyond the acquisition.
+     */
+    static final class Gate {
+        final Semaphore semaphore = new Semaphore(1);
+        int users;
+    }
+
+    final LockStore lockStore;
+    final SemaphoreStore semaphoreStore;
+    final ReleaseSignals signals;
+    final Watchdog watchdog;
+    private final String keyPrefix;
+    private final long maxPollNanos;
+    final Map<HoldKey, LockHold> holds = new ConcurrentHashMap<>();
+    private final Map<String, Gate> gates = new ConcurrentHashMap<>();
+
+    /**
+     * @param signals where releases are announced; the stores (or the Redis subscriber) signal it
+     * @param watchdog renews leases; closed with this service
+     */
+    public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
+                       Watchdog watchdog, String keyPrefix) {
+        this(lockStore, semaphoreStore, signals, watchdog, keyPrefix, DEFAULT_MAX_POLL_MILLIS);
+    }
+
+    /**
+     * @param maxPollMillis upper bound of a waiter's fallback poll (a waiter polls no later than the
+     *                      holder's remaining lease either)
+     */
+    public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
+                       Watchdog watchdog, String keyPrefix, long maxPollMillis) {
+        this.maxPollNanos = TimeUnit.MILLISECONDS.toNanos(maxPollMillis);
+        this.lockStore = lockStore;
+        this.semaphoreStore = semaphoreStore;
+        this.signals = signals;
+        this.watchdog = watchdog;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /** A lock on {@code key}; cheap, may be created per call. */
+    public DistributedLock lock(String key) {
+        requireText("lock key", key);
+        return new DefaultDistributedLock(this, key, lockKey(key));
+    }
+
+    /** A semaphore named {@code name} with {@code permits} permits; cheap, may be created per call. */
+    public DistributedSemaphore semaphore(String name, int permits) {
+        requireText("semaphore name", name);
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits of semaphore '" + name + "' must be at least 1, was " + permits);
+        }
+        return new DefaultDistributedSemaphore(this, name, semaphoreKey(name), permits);
+    }
+
+    /** {@code <prefix>:lock:{<material>}}; the fencing counter is this plus {@code :fence}. */
+    public String lockKey(String key) {
+        return keyPrefix + ":lock:{" + KeyMaterial.of(key) + '}';
+    }
+
+    /** {@code <prefix>:sem:{<material>}}. */
+    public String semaphoreKey(String name) {
+        return keyPrefix + ":sem:{" + KeyMaterial.of(name) + '}';
+    }
+
+    public ReleaseSignals signals() {
+        return signals;
+    }
+
+    Gate enterGate(String storeKey) {
+        return gates.compute(storeKey, (k, g) -> {
+            Gate gate = g == null ? new Gate() : g;
+            gate.users++;
+            return gate;
+        });
+    }
+
+    void leaveGate(String storeKey, Gate gate) {
+        gates.computeIfPresent(storeKey, (k, g) -> g == gate && --g.users == 0 ? null : g);
+    }
+
+    /** How long a refused waiter parks at most before it tries again. */
+    long pollNanos(long retryHintMillis) {
+        if (retryHintMillis <= 0) {
+            return 0;
+        }
+        return Math.min(TimeUnit.MILLISECONDS.toNanos(retryHintMillis), maxPollNanos);
+    }
+
+    static long leaseMillis(String what, Duration lease) {
+        if (lease == null || lease.isNegative() || lease.isZero() || lease.toMillis() < 1) {
+            throw new IllegalArgumentException("lease of " + what + " must be at least 1ms, was " + lease);
+        }
+        return lease.toMillis();
+    }
+
+    static long maxWaitNanos(String what, Duration maxWait) {
+        if (maxWait == null || maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait of " + what + " must be zero or positive, was " + maxWait);
+        }
+        return maxWait.toNanos();
+    }
+
+    private static void requireText(String what, String value) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException(what + " must not be empty");
+        }
+    }
+
+    @Override
+    public void close() {
+        watchdog.close();
+        lockStore.close();
+        semaphoreStore.close();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.SluiceException;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.internal.redis.ScriptExecutor;
+import dev.sluice.internal.runtime.SluiceRuntime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds the {@link LockService} of a runtime from its configuration: the in-process stores when no Redis
+ * is configured; otherwise the Redis stores on the application's pool with one release subscriber; with
+ * {@code sluice.redis.redlock-nodes}, locks over those masters (one client and one subscriber each) while
+ * semaphores stay on the application's Redis. Stateless.
+ */
+public final class LockServices {
+
+    private LockServices() {
+    }
+
+    /** The lock service for {@code runtime}; the caller closes it with the runtime. */
+    public static LockService create(SluiceRuntime runtime) {
+        SluiceConfig config = runtime.config();
+        if (config.redis().mode() == RedisSettings.Mode.IN_PROCESS) {
+            ReleaseSignals signals = new ReleaseSignals();
+            return new LockService(new InProcessLockStore(signals), new InProcessSemaphoreStore(signals), signals,
+                    Watchdog.create(), config.keyPrefix());
+        }
+        RedisConnector redis = runtime.redis().orElseThrow(() -> new SluiceException(
+                "Sluice: Redis is configured but this runtime has no Redis connection"));
+        return redis(redis, config, Watchdog.create());
+    }
+
+    /** The release channel of an application: {@code <prefix>:released}; its messages are store keys. */
+    public static String channel(String keyPrefix) {
+        return keyPrefix + ":released";
+    }
+
+    /** A lock service on {@code redis} (and on the Redlock masters when configured). */
+    public static LockService redis(RedisConnector redis, SluiceConfig config, Watchdog watchdog) {
+        LockScripts scripts = LockScripts.load(config.scripts());
+        ScriptExecutor executor = ScriptExecutor.of(redis);
+        executor.preload(scripts.all());
+        String channel = channel(config.keyPrefix());
+        ReleaseSignals signals = new ReleaseSignals();
+        List<AutoCloseable> resources = new ArrayList<>();
+        resources.add(new RedisReleaseSubscriber(redis::client, channel, signals));
+        LockStore locks;
+        if (config.redis().redlockNodes().isEmpty()) {
+            locks = new RedisLockStore(executor, scripts, channel);
+        } else {
+            locks = redlock(config, scripts, channel, signals, resources);
+        }
+        SemaphoreStore semaphores = new RedisSemaphoreStore(executor, scripts, channel);
+        return new LockService(closing(locks, resources), semaphores, signals, watchdog, config.keyPrefix());
+    }
+
+    private static LockStore redlock(SluiceConfig config, LockScripts scripts, String channel,
+                                     ReleaseSignals signals, List<AutoCloseable> resources) {
+        List<LockStore> masters = new ArrayList<>();
+        List<RedlockStore.FenceWriter> fences = new ArrayList<>();
+        for (String node : config.redis().redlockNodes()) {
+            RedisConnector master = RedisConnector.connect(nodeSettings(node, config.redis()));
+            resources.add(master);
+            ScriptExecutor executor = ScriptExecutor.of(master);
+            executor.preload(scripts.all());
+            resources.add(new RedisReleaseSubscriber(master::client, channel, signals));
+            masters.add(new RedisLockStore(executor, scripts, channel));
+            fences.add((fenceKey, token) -> executor.eval(scripts.lockFence(), List.of(fenceKey),
+                    List.of(Long.toString(token), Long.toString(InProcessLockStore.FENCE_TTL_MILLIS))));
+        }
+        return new RedlockStore(masters, fences, config.redis().timeout().toMillis());
+    }
+
+    /** One master's settings: its own URI and credentials, the application's timeout and pool. */
+    static RedisSettings nodeSettings(String nodeUri, RedisSettings application) {
+        RedisSettings node = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", nodeUri))).redis();
+        return new RedisSettings(node.uri(), List.of(), node.masterName(), List.of(), List.of(), node.user(),
+                node.password(), node.database(), node.tls(), application.timeout(), application.pool());
+    }
+
+    /** A lock store that also closes the subscribers and clients it depends on. */
+    private static LockStore closing(LockStore store, List<AutoCloseable> resources) {
+        return new LockStore() {
+            @Override
+            public Attempt tryLock(String key, String owner, long leaseMillis) {
+                return store.tryLock(key, owner, leaseMillis);
+            }
+
+            @Override
+            public boolean unlock(String key, String owner) {
+                return store.unlock(key, owner);
+            }
+
+            @Override
+            public boolean extend(String key, String owner, long leaseMillis) {
+                return store.extend(key, owner, leaseMillis);
+            }
+
+            @Override
+            public long validityMillis(long leaseMillis) {
+                return store.validityMillis(leaseMillis);
+            }
+
+            @Override
+            public void close() {
+                store.close();
+                for (int i = resources.size() - 1; i >= 0; i--) {
+                    try {
+                        resources.get(i).close();
+                    } catch (Exception ignored) {
+                        // Closing on undeploy: nothing left to do about a failure here.
+                    }
+                }
+            }
+        };
+    }
+}

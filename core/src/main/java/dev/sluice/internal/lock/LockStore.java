@@ -1,0 +1,49 @@
+package dev.sluice.internal.lock;
+
+/**
+ * The port behind distributed locks: one Redis, a Redlock quorum of independent Redis masters, or this
+ * JVM's memory. Every implementation passes the same contract tests. Keys are complete store keys
+ * ({@code <prefix>:lock:{<material>}}); the fencing counter lives at {@code <key>:fence}.
+ *
+ * <p>Implementations never block waiting for a holder: waiting is done by {@link LockService} on
+ * {@link ReleaseSignals}, which implementations (or their subscriber) signal with the key when an owner
+ * releases. Implementations are thread-safe.
+ */
+public interface LockStore extends AutoCloseable {
+
+    /**
+     * Takes the lock for {@code owner} if nobody holds it, with a lease of {@code leaseMillis}, and issues
+     * the next fencing token, in one atomic step.
+     *
+     * @throws dev.sluice.internal.limit.StoreUnavailableException or another runtime exception when the
+     *         store cannot be reached; the caller fails closed
+     */
+    Attempt tryLock(String key, String owner, long leaseMillis);
+
+    /**
+     * Deletes the lock if {@code owner} still holds it and wakes waiters.
+     *
+     * @return false when the lease had run out (a new owner's lock is never touched)
+     */
+    boolean unlock(String key, String owner);
+
+    /**
+     * Sets the remaining lease to {@code leaseMillis} if {@code owner} still holds the lock.
+     *
+     * @return false when the lease had run out or another owner holds the lock
+     */
+    boolean extend(String key, String owner, long leaseMillis);
+
+    /**
+     * How long, from the start of a successful {@link #tryLock} or {@link #extend} call, the holder may
+     * assume it holds the lock. One store: the lease. Redlock: the lease minus the allowance for clock
+     * drift between the masters.
+     */
+    default long validityMillis(long leaseMillis) {
+        return leaseMillis;
+    }
+
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,117 @@
+package dev.sluice.internal.lock;
+
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The application's one subscriber to its release channel: a daemon thread holding one connection in
+ * {@code SUBSCRIBE}, turning every message (a released lock or semaphore key) into
+ * {@link ReleaseSignals#signal}. When the connection drops it reconnects with backoff (100 ms doubling to
+ * 5 s) and, once subscribed again, wakes every waiter, since releases may have been missed meanwhile.
+ * Waiters do not depend on it for correctness: each also polls within the holder's remaining lease.
+ *
+ * <p>Thread-safe; {@link #close()} unsubscribes and stops the thread.
+ */
+public final class RedisReleaseSubscriber implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final long MIN_BACKOFF_MILLIS = 100;
+    private static final long MAX_BACKOFF_MILLIS = 5_000;
+
+    private final Supplier<UnifiedJedis> client;
+    private final String channel;
+    private final ReleaseSignals signals;
+    private final Thread thread;
+    private final CountDownLatch firstSubscription = new CountDownLatch(1);
+    private volatile boolean closed;
+    private volatile JedisPubSub current;
+
+    /**
+     * Starts subscribing at once.
+     *
+     * @param client  supplies the client to borrow the subscription connection from (it may throw while Redis
+     *                is unreachable)
+     * @param channel the release channel the scripts publish to
+     */
+    public RedisReleaseSubscriber(Supplier<UnifiedJedis> client, String channel, ReleaseSignals signals) {
+        this.client = client;
+        this.channel = channel;
+        this.signals = signals;
+        this.thread = new Thread(this::run, "sluice-release-subscriber-" + THREADS.incrementAndGet());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        long backoff = MIN_BACKOFF_MILLIS;
+        boolean warned = false;
+        while (!closed) {
+            JedisPubSub pubSub = new JedisPubSub() {
+                @Override
+                public void onSubscribe(String ch, int subscribedChannels) {
+                    firstSubscription.countDown();
+                    // Anything released while we were not listening would otherwise wait for the poll.
+                    signals.signalAll();
+                }
+
+                @Override
+                public void onMessage(String ch, String key) {
+                    signals.signal(key);
+                }
+            };
+            current = pubSub;
+            try {
+                client.get().subscribe(pubSub, channel);
+                backoff = MIN_BACKOFF_MILLIS;
+                warned = false;
+            } catch (RuntimeException e) {
+                if (closed) {
+                    return;
+                }
+                if (!warned) {
+                    LOG.log(Level.WARNING, "Sluice: lost the subscription to " + channel + " ("
+                            + e.getMessage() + "); lock waiters poll until it is back");
+                    warned = true;
+                }
+                signals.signalAll();
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+            }
+        }
+    }
+
+    /** Waits until the first subscription is in place (tests, and callers that want prompt hand-offs). */
+    public boolean awaitSubscribed(long timeoutMillis) throws InterruptedException {
+        return firstSubscription.await(timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        JedisPubSub pubSub = current;
+        if (pubSub != null && pubSub.isSubscribed()) {
+            try {
+                pubSub.unsubscribe();
+            } catch (RuntimeException ignored) {
+                // The connection is already gone; the thread ends by itself.
+            }
+        }
+        thread.interrupt();
+        try {
+            thread.join(1_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

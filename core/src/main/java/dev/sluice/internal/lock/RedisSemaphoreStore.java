@@ -1,0 +1,41 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.internal.redis.ScriptExecutor;
+
+import java.util.List;
+
+/**
+ * Semaphores on one Redis: a sorted set {@code <prefix>:sem:{<material>}} of permit ids scored by their
+ * expiry on the Redis clock ({@code TIME} inside the scripts, never the client's clock). Thread-safe.
+ */
+public final class RedisSemaphoreStore implements SemaphoreStore {
+
+    private final ScriptExecutor executor;
+    private final LockScripts scripts;
+    private final String channel;
+
+    /** @param channel where returns are published; the application's subscriber listens on it */
+    public RedisSemaphoreStore(ScriptExecutor executor, LockScripts scripts, String channel) {
+        this.executor = executor;
+        this.scripts = scripts;
+        this.channel = channel;
+    }
+
+    @Override
+    public Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
+        List<?> reply = (List<?>) executor.eval(scripts.semaphoreAcquire(), List.of(key),
+                List.of(permitId, Integer.toString(permits), Long.toString(leaseMillis)));
+        return (Long) reply.get(0) == 1L ? Attempt.granted(0) : Attempt.refused((Long) reply.get(1));
+    }
+
+    @Override
+    public boolean release(String key, String permitId) {
+        return (Long) executor.eval(scripts.semaphoreRelease(), List.of(key), List.of(permitId, channel)) == 1L;
+    }
+
+    @Override
+    public boolean extend(String key, String permitId, long leaseMillis) {
+        return (Long) executor.eval(scripts.semaphoreExtend(), List.of(key),
+                List.of(permitId, Long.toString(leaseMillis))) == 1L;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.sluice.internal.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Where threads waiting for a lock or permit park, and where a release wakes them: the in-process stores
+ * signal directly, the Redis stores through the application's one pub/sub subscriber.
+ *
+ * <p>A waiter registers <em>before</em> it tries the store, so a release that lands between a refused
+ * attempt and the wait still wakes it. A lost signal costs at most the bounded fallback poll of the
+ * waiter. Every waiter of a key is woken (the lock service lets at most one thread per JVM and key
+ * contend, so this is no herd for locks); fairness is not promised. Thread-safe.
+ */
+public final class ReleaseSignals {
+
+    private final ConcurrentHashMap<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
+
+    /** Registers the current thread as waiting for a release of {@code key}; close the waiter when done. */
+    public Waiter register(String key) {
+        Waiter waiter = new Waiter(key, Thread.currentThread());
+        waiters.compute(key, (k, list) -> {
+            List<Waiter> l = list == null ? new ArrayList<>(2) : list;
+            l.add(waiter);
+            return l;
+        });
+        return waiter;
+    }
+
+    /** Wakes every thread waiting for {@code key}. */
+    public void signal(String key) {
+        waiters.computeIfPresent(key, (k, list) -> {
+            for (Waiter w : list) {
+                w.wake();
+            }
+            return list;
+        });
+    }
+
+    /** Wakes every waiter of every key: after the subscriber reconnected, messages may have been missed. */
+    public void signalAll() {
+        for (String key : waiters.keySet()) {
+            signal(key);
+        }
+    }
+
+    /** Number of keys with waiters (for tests). */
+    int waitingKeys() {
+        return waiters.size();
+    }
+
+    private void unregister(Waiter waiter) {
+        waiters.computeIfPresent(waiter.key, (k, list) -> {
+            list.remove(waiter);
+            return list.isEmpty() ? null : list;
+        });
+    }
+
+    /** One parked thread. Used by the registering thread only, except for {@link #wake()}. */
+    public final class Waiter implements AutoCloseable {
+        private final String key;
+        private final Thread thread;
+        private volatile boolean signalled;
+
+        private Waiter(String key, Thread thread) {
+            this.key = key;
+            this.thread = thread;
+        }
+
+        void wake() {
+            signalled = true;
+            LockSupport.unpark(thread);
+        }
+
+        /**
+         * Parks until signalled, interrupted or {@code nanos} have passed, and clears the signal.
+         *
+         * @return whether a signal arrived
+         */
+        public boolean await(long nanos) {
+            long deadline = System.nanoTime() + nanos;
+            while (!signalled) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || Thread.currentThread().isInterrupted()) {
+                    break;
+                }
+                LockSupport.parkNanos(this, left);
+            }
+            boolean was = signalled;
+            signalled = false;
+            return was;
+        }
+
+        @Override
+        public void close() {
+            unregister(this);
+        }
+    }
+}

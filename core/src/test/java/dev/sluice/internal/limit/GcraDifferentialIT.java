@@ -1,0 +1,96 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.ScriptExecutor;
+import dev.sluice.test.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Feeds the same random request sequences to Redis ({@code gcra.lua}) and to the in-process store
+ * ({@link Gcra}) and requires identical decisions, request by request.
+ *
+ * <p>Both must see the same clock, so Redis runs the bundled script with its one clock line replaced by a
+ * time passed as the last argument; every other line is the production script.
+ */
+class GcraDifferentialIT {
+
+    private static final int OPERATIONS = 12_000;
+
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
+
+    private static LuaScript scriptOnPinnedClock() {
+        LuaScript bundled = LuaScript.bundled("gcra");
+        String pinned = bundled.source().replace("local now = clock()", "local now = tonumber(ARGV[#ARGV])");
+        assertThat(pinned).as("the script's clock line moved; update this test").isNotEqualTo(bundled.source());
+        String expiry = "math.ceil((state - now) / 1000)";
+        assertThat(pinned).as("the script's expiry moved; update this test").contains(expiry);
+        pinned = pinned.replace(expiry, expiry + " + 3600000");
+        return LuaScript.of("gcra-pinned-clock", pinned, "test");
+    }
+
+    @Test
+    void redisAndTheInProcessStoreDecideAlike() {
+        long seed = Long.getLong("sluice.differential.seed", System.nanoTime());
+        Random random = new Random(seed);
+        ScriptExecutor redis = new ScriptExecutor(REDIS::admin, RedisSettings.Mode.STANDALONE);
+        LuaScript script = scriptOnPinnedClock();
+        AtomicLong now = new AtomicLong(1_795_000_000_000_000L);
+        InProcessRateLimitStore local = new InProcessRateLimitStore(now::get);
+
+        List<List<BucketRequest.Limit>> shapes = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            shapes.add(randomShape(random));
+        }
+        int denied = 0;
+        int never = 0;
+        for (int op = 0; op < OPERATIONS; op++) {
+            List<BucketRequest> requests = new ArrayList<>();
+            int policies = 1 + random.nextInt(3);
+            for (int p = 0; p < policies; p++) {
+                int shape = random.nextInt(shapes.size());
+                List<BucketRequest.Limit> limits = shapes.get(shape);
+                long cost = 1 + random.nextInt((int) Math.min(limits.get(0).capacity() + 1, 6));
+                String key = "sluice:rl:{p" + shape + ":k" + random.nextInt(4) + "}";
+                if (requests.stream().noneMatch(r -> r.key().equals(key))) {
+                    requests.add(new BucketRequest(key, cost, limits));
+                }
+            }
+            List<String> args = new ArrayList<>(RedisRateLimitStore.args(requests));
+            args.add(Long.toString(now.get()));
+            List<BucketOutcome> fromRedis = RedisRateLimitStore.outcomes(
+                    redis.eval(script, RedisRateLimitStore.keys(requests), args), requests.size());
+            List<BucketOutcome> fromJava = local.consume(requests);
+
+            assertThat(fromJava).as("operation %d of seed %d: %s", op, seed, requests).isEqualTo(fromRedis);
+            denied += fromJava.stream().anyMatch(o -> !o.allowed()) ? 1 : 0;
+            never += fromJava.stream().anyMatch(o -> o.waitMicros() < 0) ? 1 : 0;
+
+            long interval = shapes.get(random.nextInt(shapes.size())).get(0).intervalMicros();
+            now.addAndGet(random.nextInt(4) == 0 ? 0 : (long) (random.nextDouble() * 2 * interval));
+        }
+        // The sequence must exercise both answers, or it proves little.
+        assertThat(denied).isBetween(OPERATIONS / 20, OPERATIONS - OPERATIONS / 20);
+        assertThat(never).isPositive();
+    }
+
+    private static List<BucketRequest.Limit> randomShape(Random random) {
+        List<BucketRequest.Limit> limits = new ArrayList<>();
+        int bandwidths = 1 + random.nextInt(3);
+        long interval = 1 + random.nextInt(400_000);
+        for (int b = 0; b < bandwidths; b++) {
+            limits.add(new BucketRequest.Limit(interval, 1 + random.nextInt(12)));
+            interval *= 2 + random.nextInt(5);
+        }
+        return limits;
+    }
+}

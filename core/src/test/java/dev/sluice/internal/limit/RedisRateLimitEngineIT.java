@@ -1,0 +1,204 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.RateLimitDecision;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.runtime.SluiceRuntime;
+import dev.sluice.test.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.sluice.internal.limit.Policies.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What the engine promises on a real Redis: round trips, script recovery, admission under load, memory. */
+class RedisRateLimitEngineIT {
+
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
+
+    private SluiceRuntime runtime;
+    private RateLimitEngine engine;
+
+    @BeforeEach
+    void start() {
+        SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", REDIS.uri())));
+        runtime = SluiceRuntime.start(config);
+        engine = runtime.rateLimits();
+    }
+
+    @AfterEach
+    void stop() {
+        runtime.close();
+    }
+
+    private long redisMicros() {
+        List<String> time = REDIS.admin().sendCommand(redis.clients.jedis.Protocol.Command.TIME) instanceof List<?> l
+                ? l.stream().map(o -> new String((byte[]) o, java.nio.charset.StandardCharsets.US_ASCII)).toList()
+                : List.of();
+        return Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
+    }
+
+    @Test
+    void everyDecisionIsExactlyOneEvalshaEvenWithThreePolicies() {
+        PolicyConfig perIp = policy("per-ip", 1_000_000, Duration.ofHours(1));
+        PolicyConfig perUser = policy("per-user", 1_000_000, 1_000_000, Duration.ofHours(1), 2_000_000, Duration.ofDays(1));
+        PolicyConfig global = policy("global", 1_000_000, Duration.ofHours(1));
+        engine.decide(perIp, "warm-up", 1);
+        REDIS.resetStats();
+
+        for (int i = 0; i < 1_000; i++) {
+            if (i % 2 == 0) {
+                List<RateLimitDecision> decisions = engine.decide(List.of(
+                        new RateLimitEngine.LimitCall(perIp, "10.0.0." + (i % 7), 1),
+                        new RateLimitEngine.LimitCall(perUser, "user-" + (i % 5), 1),
+                        new RateLimitEngine.LimitCall(global, "all", 1)));
+                assertThat(decisions).hasSize(3).allMatch(RateLimitDecision::allowed);
+            } else {
+                assertThat(engine.decide(perIp, "10.0.0." + (i % 7), 1).allowed()).isTrue();
+            }
+        }
+
+        assertThat(REDIS.commandCount("evalsha")).isEqualTo(1_000);
+        assertThat(REDIS.commandCount("eval")).isZero();
+        assertThat(REDIS.commandCount("script|load")).isZero();
+        // Redis counts the script's own reads in commandstats too: one GET per bucket key, that is
+        // 500 three-policy requests x 4 keys (per-user has two bandwidths) + 500 single ones, and not one more
+        // from the client.
+        assertThat(REDIS.commandCount("get")).isEqualTo(500 * 4 + 500);
+    }
+
+    @Test
+    void scriptFlushBetweenTwoDecisionsIsInvisible() {
+        PolicyConfig p = policy("p", 5, Duration.ofHours(1));
+        assertThat(engine.decide(p, "k", 1).remaining()).isEqualTo(4);
+        REDIS.admin().scriptFlush();
+        assertThat(engine.decide(p, "k", 1).remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void aRedisRestartBetweenTwoDecisionsIsInvisibleOnceItIsBack() {
+        REDIS.assumeControllable();
+        PolicyConfig p = policy("p", 5, Duration.ofHours(1));
+        assertThat(engine.decide(p, "k", 1).allowed()).isTrue();
+        REDIS.stop();
+        REDIS.start();
+        // The restarted server has neither the script nor the bucket: a fresh bucket, no error.
+        assertThat(engine.decide(p, "k", 1).remaining()).isEqualTo(4);
+    }
+
+    @Test
+    void sixteenThreadsOnOneKeyAreAdmittedAtTheConfiguredRateOnTheRedisClock() throws Exception {
+        long burst = 50;
+        long perSecond = 400;
+        PolicyConfig p = policy("hot", burst, perSecond, Duration.ofSeconds(1));
+        int threads = 16;
+        CyclicBarrier barrier = new CyclicBarrier(threads + 1);
+        AtomicLong admitted = new AtomicLong();
+        AtomicLong firstCallStart = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong lastCallEnd = new AtomicLong(Long.MIN_VALUE);
+        long runNanos = Duration.ofSeconds(6).toNanos();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    barrier.await();
+                    long start = System.nanoTime();
+                    firstCallStart.accumulateAndGet(start, Math::min);
+                    long end = start + runNanos;
+                    long now = start;
+                    while (now < end) {
+                        if (engine.decide(p, "one-key", 1).allowed()) {
+                            admitted.incrementAndGet();
+                        }
+                        now = System.nanoTime();
+                    }
+                    lastCallEnd.accumulateAndGet(now, Math::max);
+                    return null;
+                }));
+            }
+            long redisBefore = redisMicros();
+            barrier.await();
+            for (Future<?> f : futures) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            long redisAfter = redisMicros();
+
+            // Upper bound on the Redis clock, from before the first call to after the last one: it can only be
+            // longer than the span the calls covered, so the bound is never too tight.
+            double redisSeconds = (redisAfter - redisBefore) / 1e6;
+            double ceiling = burst + perSecond * redisSeconds;
+            // Lower bound over the span the callers were actually calling (same machine, same clock rate).
+            double activeSeconds = (lastCallEnd.get() - firstCallStart.get()) / 1e9;
+            double earned = burst + perSecond * activeSeconds;
+            System.out.printf("admitted %d; ceiling %.1f over %.3f s on the Redis clock; %.1f%% of %.1f earned in %.3f s of calls%n",
+                    admitted.get(), ceiling, redisSeconds, 100.0 * admitted.get() / earned, earned, activeSeconds);
+            assertThat((double) admitted.get()).isLessThanOrEqualTo(ceiling).isGreaterThanOrEqualTo(0.95 * earned);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void steadyTrafficAtNinetyPercentOfTheRateIsNeverDeniedForThreeWindows() throws Exception {
+        PolicyConfig p = policy("steady", 20, Duration.ofSeconds(1));
+        int requests = 18 * 4;
+        AtomicInteger denied = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
+        try {
+            long periodMicros = 1_000_000 / 18;
+            clock.scheduleAtFixedRate(() -> {
+                if (done.get() >= requests) {
+                    return;
+                }
+                if (!engine.decide(p, "steady-client", 1).allowed()) {
+                    denied.incrementAndGet();
+                }
+                done.incrementAndGet();
+            }, 0, periodMicros, TimeUnit.MICROSECONDS);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> done.get() >= requests);
+        } finally {
+            clock.shutdownNow();
+        }
+        assertThat(denied.get()).isZero();
+    }
+
+    @Test
+    void aBucketKeyExpiresWhenTheBucketIsFullAgain() {
+        PolicyConfig p = policy("p", 5, Duration.ofMinutes(1));
+        engine.decide(p, "k", 1);
+        RateLimitDecision second = engine.decide(p, "k", 1);
+        long pttl = REDIS.admin().pttl(engine.bucketKey("p", "k"));
+        assertThat(pttl).isBetween(second.resetMillis() - 1_000, second.resetMillis());
+    }
+
+    @Test
+    void oneBucketKeyTakesAtMostEightyBytesOfRedisMemory() {
+        PolicyConfig login = policy("login", 5, Duration.ofMinutes(1));
+        engine.decide(login, "203.0.113.77", 1);
+        String key = engine.bucketKey("login", "203.0.113.77");
+        Long bytes = REDIS.admin().memoryUsage(key);
+        System.out.println("MEMORY USAGE " + key + " = " + bytes + " bytes");
+        assertThat(bytes).isNotNull().isLessThanOrEqualTo(80L);
+        assertThat(REDIS.admin().objectEncoding(key)).isEqualTo("int");
+    }
+}

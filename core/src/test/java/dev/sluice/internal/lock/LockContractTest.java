@@ -1,0 +1,265 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.DistributedLock;
+import dev.sluice.LockHandle;
+import dev.sluice.LockLostException;
+import dev.sluice.LockNotAcquiredException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What every lock store must do, run against each store (STYLE point 8). Each test uses services built
+ * by {@link #fixture()}: independent instances over one backend, as several JVMs over one Redis.
+ */
+abstract class LockContractTest {
+
+    static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+    StoreFixture fixture;
+
+    abstract StoreFixture fixture();
+
+    /** Acquisitions of the overlap test; each store may trim it to stay within a few seconds. */
+    int overlapAcquisitions() {
+        return 20_000;
+    }
+
+    @BeforeEach
+    void startFixture() {
+        fixture = fixture();
+    }
+
+    @AfterEach
+    void closeFixture() throws Exception {
+        fixture.close();
+    }
+
+    @Test
+    void holdersNeverOverlapAndFencingTokensIncreaseInAcquisitionOrder() throws Exception {
+        LockService a = fixture.service();
+        LockService b = fixture.service();
+        int threads = 16;
+        int perThread = overlapAcquisitions() / threads;
+        AtomicLong counter = new AtomicLong();
+        AtomicLong lastToken = new AtomicLong(Long.MIN_VALUE);
+        AtomicInteger tokenViolations = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> done = new ArrayList<>();
+        long began = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            DistributedLock lock = (t % 2 == 0 ? a : b).lock("overlap");
+            done.add(pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < perThread; i++) {
+                    try (LockHandle h = lock.acquire(LONG_LEASE, Duration.ofSeconds(30))) {
+                        // Deliberately not atomic: a second holder inside would lose one of the updates.
+                        long seen = counter.get();
+                        long previousToken = lastToken.get();
+                        Thread.yield();
+                        if (h.fencingToken() <= previousToken) {
+                            tokenViolations.incrementAndGet();
+                        }
+                        lastToken.set(h.fencingToken());
+                        counter.set(seen + 1);
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : done) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        long elapsedMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
+        System.out.printf("%s: %d acquisitions in %d ms (%d/s)%n", getClass().getSimpleName(),
+                (long) perThread * threads, elapsedMillis, (long) perThread * threads * 1000 / elapsedMillis);
+
+        assertThat(counter.get()).isEqualTo((long) perThread * threads);
+        assertThat(tokenViolations).hasValue(0);
+    }
+
+    @Test
+    void tryAcquireIsEmptyWhileAnotherOwnerHolds() {
+        LockService a = fixture.service();
+        LockService b = fixture.service();
+        try (LockHandle held = a.lock("k").acquire(LONG_LEASE, Duration.ZERO)) {
+            assertThat(held.isHeld()).isTrue();
+            assertThat(b.lock("k").tryAcquire(LONG_LEASE)).isEmpty();
+        }
+        Optional<LockHandle> after = b.lock("k").tryAcquire(LONG_LEASE);
+        assertThat(after).isPresent();
+        after.get().close();
+    }
+
+    @Test
+    void timesOutWithKeyAndWaitedTimeWhenHolderDoesNotRelease() {
+        LockService a = fixture.service();
+        LockService b = fixture.service();
+        try (LockHandle ignored = a.lock("busy").acquire(LONG_LEASE, Duration.ZERO)) {
+            assertThatThrownBy(() -> b.lock("busy").acquire(LONG_LEASE, Duration.ofMillis(150)))
+                    .isInstanceOfSatisfying(LockNotAcquiredException.class, e -> {
+                        assertThat(e.key()).isEqualTo("busy");
+                        assertThat(e.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(150));
+                        assertThat(e.getCause()).isNull();
+                    });
+        }
+    }
+
+    @Test
+    void fencingTokenOfEachAcquisitionIsGreaterThanTheLast() {
+        LockService a = fixture.service();
+        LockService b = fixture.service();
+        long previous = Long.MIN_VALUE;
+        for (int i = 0; i < 20; i++) {
+            try (LockHandle h = (i % 2 == 0 ? a : b).lock("fenced").acquire(LONG_LEASE, Duration.ZERO)) {
+                assertThat(h.fencingToken()).isGreaterThan(previous);
+                previous = h.fencingToken();
+            }
+        }
+    }
+
+    @Test
+    void releaseAfterExpiryLeavesNewOwnersLockAlone() {
+        LockService stalled = fixture.stalledService();
+        LockService other = fixture.service();
+        LockHandle old = stalled.lock("job").acquire(Duration.ofMillis(200), Duration.ZERO);
+
+        LockHandle current = await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                .until(() -> other.lock("job").tryAcquire(LONG_LEASE), Optional::isPresent).orElseThrow();
+
+        assertThat(old.isHeld()).isFalse();
+        assertThat(current.fencingToken()).isGreaterThan(old.fencingToken());
+        assertThatThrownBy(old::close).isInstanceOf(LockLostException.class).hasMessageContaining("job");
+        assertThat(current.isHeld()).isTrue();
+        assertThat(fixture.service().lock("job").tryAcquire(LONG_LEASE)).isEmpty();
+        current.close();
+    }
+
+    @Test
+    void extendReportsFalseOnceTheLeaseWasTakenOver() {
+        LockService stalled = fixture.stalledService();
+        LockService other = fixture.service();
+        LockHandle old = stalled.lock("ext").acquire(Duration.ofMillis(200), Duration.ZERO);
+        assertThat(old.extend(Duration.ofMillis(200))).isTrue();
+        try (LockHandle current = other.lock("ext").acquire(LONG_LEASE, Duration.ofSeconds(5))) {
+            assertThat(old.extend(LONG_LEASE)).isFalse();
+            assertThat(old.isHeld()).isFalse();
+            assertThat(current.isHeld()).isTrue();
+            assertThat(fixture.service().lock("ext").tryAcquire(LONG_LEASE)).isEmpty();
+        }
+    }
+
+    @Test
+    void watchdogKeepsAShortLeaseForALongHolder() throws Exception {
+        LockService holder = fixture.service();
+        LockService contender = fixture.service();
+        AtomicInteger stolen = new AtomicInteger();
+        try (LockHandle h = holder.lock("long-job").acquire(Duration.ofMillis(300), Duration.ZERO)) {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() < end) {
+                // The scenario: a method that runs ten leases long while others keep trying.
+                contender.lock("long-job").tryAcquire(LONG_LEASE).ifPresent(stolenHandle -> {
+                    stolen.incrementAndGet();
+                    stolenHandle.close();
+                });
+                assertThat(h.isHeld()).isTrue();
+                Thread.sleep(50);
+            }
+        }
+        assertThat(stolen).hasValue(0);
+        contender.lock("long-job").tryAcquire(LONG_LEASE).orElseThrow().close();
+    }
+
+    @Test
+    void vanishedHolderFreesTheLockAfterItsLease() {
+        LockService ghostsJvm = fixture.service();
+        String storeKey = ghostsJvm.lockKey("orphan");
+        assertThat(ghostsJvm.lockStore.tryLock(storeKey, "ghost-owner", 300).acquired()).isTrue();
+        LockService survivor = fixture.service();
+        assertThat(survivor.lock("orphan").tryAcquire(LONG_LEASE)).isEmpty();
+
+        try (LockHandle h = survivor.lock("orphan").acquire(LONG_LEASE, Duration.ofSeconds(5))) {
+            assertThat(h.isHeld()).isTrue();
+        }
+        assertThat(ghostsJvm.lockStore.unlock(storeKey, "ghost-owner")).isFalse();
+    }
+
+    @Test
+    void waiterIsWokenByTheReleaseNotByPolling() throws Exception {
+        LockService holder = fixture.service();
+        LockService waiter = fixture.serviceWakingOnlyBySignal();
+        CountDownLatch waiting = new CountDownLatch(1);
+        LockHandle held = holder.lock("handoff").acquire(LONG_LEASE, Duration.ZERO);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Long> acquiredToken = pool.submit(() -> {
+            waiting.countDown();
+            try (LockHandle h = waiter.lock("handoff").acquire(LONG_LEASE, Duration.ofSeconds(20))) {
+                return h.fencingToken();
+            }
+        });
+        waiting.await();
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiter.signals().waitingKeys() == 1);
+        held.close();
+        // The waiter polls once a minute; only the release message can wake it within this bound.
+        assertThat(acquiredToken.get(15, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+        pool.shutdown();
+    }
+
+    @Test
+    void sameThreadReentersWithoutAStoreCallAndReleasesWithTheOutermost() {
+        CountingLockStore[] counting = new CountingLockStore[1];
+        LockService service = fixture.service(store -> counting[0] = new CountingLockStore(store),
+                Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        LockService other = fixture.service();
+        LockHandle outer = service.lock("re").acquire(LONG_LEASE, Duration.ZERO);
+        LockHandle inner = service.lock("re").acquire(LONG_LEASE, Duration.ZERO);
+
+        assertThat(counting[0].attempts).hasValue(1);
+        assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+        inner.close();
+        assertThat(outer.isHeld()).isTrue();
+        assertThat(other.lock("re").tryAcquire(LONG_LEASE)).isEmpty();
+        outer.close();
+        other.lock("re").tryAcquire(LONG_LEASE).orElseThrow().close();
+    }
+
+    @Test
+    void anotherThreadOfTheSameInstanceIsNotReentrant() throws Exception {
+        LockService service = fixture.service();
+        try (LockHandle ignored = service.lock("own").acquire(LONG_LEASE, Duration.ZERO)) {
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            assertThat(pool.submit(() -> service.lock("own").tryAcquire(LONG_LEASE)).get()).isEmpty();
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void hostileKeysStayInsideTheirHashTag() {
+        LockService service = fixture.service();
+        assertThat(service.lockKey("order:42")).isEqualTo(fixture.prefix + ":lock:{order:42}");
+        assertThat(service.lockKey("x}{y\r\n")).startsWith(fixture.prefix + ":lock:{#").doesNotContain("\r");
+        try (LockHandle h = service.lock("x}{y\r\n").acquire(LONG_LEASE, Duration.ZERO)) {
+            assertThat(h.key()).isEqualTo("x}{y\r\n");
+        }
+    }
+
+}

@@ -1,0 +1,211 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.DistributedSemaphore;
+import dev.sluice.LockLostException;
+import dev.sluice.Permit;
+import dev.sluice.PermitNotAcquiredException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What every semaphore store must do, run against each store. Admission is checked with barriers, as the
+ * MicroProfile Fault Tolerance TCK checks its bulkheads: holders park inside until the test lets them go.
+ */
+abstract class SemaphoreContractTest {
+
+    static final Duration LEASE = Duration.ofSeconds(30);
+
+    StoreFixture fixture;
+
+    abstract StoreFixture fixture();
+
+    @BeforeEach
+    void startFixture() {
+        fixture = fixture();
+    }
+
+    @AfterEach
+    void closeFixture() throws Exception {
+        fixture.close();
+    }
+
+    @Test
+    void admitsPermitsHoldersThenMakesTheNextWaitUntilOneReturns() throws Exception {
+        int permits = 3;
+        LockService a = fixture.service();
+        LockService b = fixture.service();
+        ExecutorService pool = Executors.newFixedThreadPool(permits + 1);
+        CyclicBarrier allInside = new CyclicBarrier(permits + 1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        List<Future<?>> holders = new ArrayList<>();
+        for (int i = 0; i < permits; i++) {
+            DistributedSemaphore semaphore = (i % 2 == 0 ? a : b).semaphore("pdf", permits);
+            holders.add(pool.submit(() -> {
+                try (Permit p = semaphore.acquire(LEASE, Duration.ZERO)) {
+                    allInside.await(10, TimeUnit.SECONDS);
+                    letGo.await();
+                }
+                return null;
+            }));
+        }
+        allInside.await(10, TimeUnit.SECONDS);
+
+        assertThat(b.semaphore("pdf", permits).tryAcquire(LEASE)).isEmpty();
+        CountDownLatch nextInside = new CountDownLatch(1);
+        Future<?> next = pool.submit(() -> {
+            try (Permit p = a.semaphore("pdf", permits).acquire(LEASE, Duration.ofSeconds(20))) {
+                nextInside.countDown();
+            }
+            return null;
+        });
+        assertThat(nextInside.await(200, TimeUnit.MILLISECONDS)).isFalse();
+
+        letGo.countDown();
+        assertThat(nextInside.await(15, TimeUnit.SECONDS)).isTrue();
+        next.get(5, TimeUnit.SECONDS);
+        for (Future<?> h : holders) {
+            h.get(5, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+    }
+
+    @Test
+    void neverMoreThanPermitsHoldersUnderStress() throws Exception {
+        int permits = 4;
+        int threads = 32;
+        int perThread = 40;
+        LockService a = fixture.service();
+        LockService b = fixture.service();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            DistributedSemaphore semaphore = (t % 2 == 0 ? a : b).semaphore("stress", permits);
+            done.add(pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < perThread; i++) {
+                    try (Permit p = semaphore.acquire(LEASE, Duration.ofSeconds(60))) {
+                        int now = inside.incrementAndGet();
+                        maxInside.accumulateAndGet(now, Math::max);
+                        Thread.yield();
+                        inside.decrementAndGet();
+                        completed.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : done) {
+            f.get(90, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+
+        assertThat(completed).hasValue(threads * perThread);
+        assertThat(maxInside.get()).isBetween(1, permits);
+    }
+
+    @Test
+    void timesOutWithNameAndWaitedTime() {
+        LockService a = fixture.service();
+        try (Permit ignored = a.semaphore("one", 1).acquire(LEASE, Duration.ZERO)) {
+            assertThatThrownBy(() -> fixture.service().semaphore("one", 1).acquire(LEASE, Duration.ofMillis(120)))
+                    .isInstanceOfSatisfying(PermitNotAcquiredException.class, e -> {
+                        assertThat(e.name()).isEqualTo("one");
+                        assertThat(e.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(120));
+                    });
+        }
+    }
+
+    @Test
+    void expiredPermitIsReclaimedAndItsHolderLearnsItWhenReturningIt() {
+        LockService stalled = fixture.stalledService();
+        LockService other = fixture.service();
+        Permit old = stalled.semaphore("solo", 1).acquire(Duration.ofMillis(200), Duration.ZERO);
+
+        try (Permit current = other.semaphore("solo", 1).acquire(LEASE, Duration.ofSeconds(5))) {
+            assertThat(old.isHeld()).isFalse();
+            assertThatThrownBy(old::close).isInstanceOf(LockLostException.class).hasMessageContaining("solo");
+            assertThat(current.isHeld()).isTrue();
+            assertThat(fixture.service().semaphore("solo", 1).tryAcquire(LEASE)).isEmpty();
+        }
+    }
+
+    @Test
+    void watchdogKeepsAShortPermitLeaseAlive() throws Exception {
+        LockService holder = fixture.service();
+        LockService contender = fixture.service();
+        try (Permit p = holder.semaphore("slow", 1).acquire(Duration.ofMillis(600), Duration.ZERO)) {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1800);
+            while (System.nanoTime() < end) {
+                // The scenario: a holder running three leases long while another keeps trying.
+                assertThat(contender.semaphore("slow", 1).tryAcquire(LEASE)).isEmpty();
+                assertThat(p.isHeld()).isTrue();
+                Thread.sleep(50);
+            }
+        }
+        contender.semaphore("slow", 1).tryAcquire(LEASE).orElseThrow().close();
+    }
+
+    @Test
+    void loweredPermitsTakeEffectAtTheNextAcquisition() {
+        LockService service = fixture.service();
+        Permit first = service.semaphore("resized", 2).acquire(LEASE, Duration.ZERO);
+        Permit second = service.semaphore("resized", 2).acquire(LEASE, Duration.ZERO);
+        first.close();
+        assertThat(service.semaphore("resized", 1).tryAcquire(LEASE)).isEmpty();
+        second.close();
+        Optional<Permit> afterBoth = service.semaphore("resized", 1).tryAcquire(LEASE);
+        assertThat(afterBoth).isPresent();
+        afterBoth.get().close();
+    }
+
+    @Test
+    void vanishedHolderFreesItsPermitAfterItsLease() {
+        LockService ghostsJvm = fixture.service();
+        String storeKey = ghostsJvm.semaphoreKey("orphan");
+        assertThat(ghostsJvm.semaphoreStore.tryAcquire(storeKey, "ghost", 1, 300).acquired()).isTrue();
+        LockService survivor = fixture.service();
+        assertThat(survivor.semaphore("orphan", 1).tryAcquire(LEASE)).isEmpty();
+        try (Permit p = survivor.semaphore("orphan", 1).acquire(LEASE, Duration.ofSeconds(5))) {
+            assertThat(p.isHeld()).isTrue();
+        }
+    }
+
+    @Test
+    void waiterIsWokenByTheReturnNotByPolling() throws Exception {
+        LockService holder = fixture.service();
+        LockService waiter = fixture.serviceWakingOnlyBySignal();
+        Permit held = holder.semaphore("wake", 1).acquire(LEASE, Duration.ZERO);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Boolean> acquired = pool.submit(() -> {
+            try (Permit p = waiter.semaphore("wake", 1).acquire(LEASE, Duration.ofSeconds(20))) {
+                return p.isHeld();
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiter.signals().waitingKeys() == 1);
+        held.close();
+        assertThat(acquired.get(15, TimeUnit.SECONDS)).isTrue();
+        pool.shutdown();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.sluice.internal.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * Builds independent {@link LockService}s over one shared backend, as several JVMs share one Redis, and
+ * closes everything after the test. Subclasses of the contract tests say how to make one instance's parts.
+ */
+abstract class StoreFixture implements AutoCloseable {
+
+    /** The parts of one independent Sluice instance: its stores, its signals, and what to close. */
+    record Parts(LockStore locks, SemaphoreStore semaphores, ReleaseSignals signals, AutoCloseable resources) {
+    }
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    final String prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
+
+    /** A new instance's parts over the shared backend (Redis: its own pool and subscriber). */
+    abstract Parts newParts();
+
+    LockService service() {
+        return service(UnaryOperator.identity(), Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+    }
+
+    /** A service whose watchdog never runs: its holders lose their leases as a stalled JVM would. */
+    LockService stalledService() {
+        StalledScheduler stalled = new StalledScheduler();
+        toClose.add(stalled::shutdownNow);
+        return service(UnaryOperator.identity(), Watchdog.on(stalled), LockService.DEFAULT_MAX_POLL_MILLIS);
+    }
+
+    /** A service whose waiters poll only once a minute: they acquire soon only when a release wakes them. */
+    LockService serviceWakingOnlyBySignal() {
+        return service(UnaryOperator.identity(), Watchdog.ownScheduler(), 60_000);
+    }
+
+    LockService service(UnaryOperator<LockStore> decorate, Watchdog watchdog, long maxPollMillis) {
+        Parts parts = newParts();
+        LockService service = new LockService(decorate.apply(parts.locks()), parts.semaphores(), parts.signals(),
+                watchdog, prefix, maxPollMillis);
+        toClose.add(parts.resources());
+        toClose.add(service);
+        return service;
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+    }
+}
