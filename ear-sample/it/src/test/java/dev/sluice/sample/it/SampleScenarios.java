@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import dev.sluice.test.RedisServer;
 import org.junit.jupiter.api.MethodOrderer;
@@ -110,7 +111,7 @@ abstract class SampleScenarios {
             assertThat(responses.stream().filter(r -> r.statusCode() == 201).map(HttpResponse::body))
                     .as("%s: seats sold", app)
                     .containsExactlyInAnyOrderElementsOf(
-                            java.util.stream.IntStream.rangeClosed(1, 10).mapToObj(n -> "seat " + n + "\n").toList());
+                            IntStream.rangeClosed(1, 10).mapToObj(n -> "seat " + n + "\n").toList());
 
             Map<String, String> report = report(Http.get(concert));
             assertThat(report).as("%s: concert report", app)
