@@ -49,9 +49,9 @@ fi
 
 if [[ "${SLUICE_SAMPLE_SKIP_BUILD:-0}" != 1 ]]; then
     say "Building the sample and provisioning WildFly (the first run downloads about 300 MB)..."
-    # package runs the it module up to provisioning: WildFly unpacked with the sample users
+    # pre-integration-test runs the it module up to provisioning: WildFly unpacked with the sample users
     # (alice/alice-pw, bob/bob-pw) and the built EAR copied to ear-sample/it/target/deployments.
-    ${MVN:-mvn} -B -q -pl ear-sample/it -am package -DskipTests
+    ${MVN:-mvn} -B -q -pl ear-sample/it -am pre-integration-test -DskipTests
 fi
 
 wildfly_home=$(ls -d "$root"/ear-sample/it/target/wildfly-*/ 2>/dev/null | head -n 1)

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The three packagings hold what their names promise; the server tests then show each one works.
  * Reads the archives the build copied to {@code target/deployments}.
  */
-class SamplePackagingTest {
+class SamplePackagingIT {
 
     @Test
     void earKeepsSluiceAndJedisInLibAndTheWebModuleThin() throws IOException {
