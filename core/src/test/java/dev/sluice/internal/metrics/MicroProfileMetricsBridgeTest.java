@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,6 +43,9 @@ class MicroProfileMetricsBridgeTest {
 
     @BeforeEach
     void start() {
+        // A fresh global registry, as a server starts with: other tests leave composite children behind.
+        List.copyOf(Metrics.globalRegistry.getRegistries()).forEach(Metrics::removeRegistry);
+        Metrics.globalRegistry.clear();
         Metrics.addRegistry(backing);
         SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.limit.api.rate", "2/1m")));
         runtime = SluiceRuntime.start(config, app, null);
