@@ -141,4 +141,9 @@ public final class RateLimitEngine {
     public RateLimitStore store() {
         return store;
     }
+
+    /** The application's metrics, where the gate also reports its breaker's state. */
+    public SluiceMetrics metrics() {
+        return metrics;
+    }
 }
