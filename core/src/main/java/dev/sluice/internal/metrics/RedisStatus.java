@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Whether one application's Redis answered its last call, and whether the rate-limit circuit breaker
  * currently skips it, as two gauges. Callers report every store call's outcome; only a change of state is
- * logged, as one WARNING each way (operators alert on the first and want the second in the same place). A Redis that flaps logs each
- * direction at most once per {@link #QUIET_NANOS}; the flips in between go to DEBUG. The breaker's own
- * changes are logged by the breaker.
+ * logged, as one WARNING each way (operators alert on the first and look for the second in the same
+ * place). A Redis that flaps logs each direction at most once per {@link #QUIET_NANOS}; the flips in
+ * between go to DEBUG. The breaker's own changes are logged by the breaker.
  *
  * <p>Starts reachable (the connector already warned at deployment if it was not). The hot path, a call that
  * succeeds while Redis is reachable, is one volatile read. Thread-safe.
