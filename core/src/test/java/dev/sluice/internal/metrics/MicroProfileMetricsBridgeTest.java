@@ -111,5 +111,4 @@ class MicroProfileMetricsBridgeTest {
         assertThat(registry.getMetricIDs()).noneMatch(id -> id.getName().startsWith("sluice."));
         assertThat(backing.getMeters()).noneMatch(m -> m.getId().getName().startsWith("sluice."));
     }
-
 }
