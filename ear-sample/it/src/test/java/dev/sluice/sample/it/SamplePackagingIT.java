@@ -22,9 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SamplePackagingIT {
 
     @Test
-    void earKeepsSluiceAndJedisInLibAndTheWebModuleThin() throws IOException {
+    void earKeepsSluiceJedisAndItsConfigurationInLibAndTheWebModuleThin() throws IOException {
         List<String> ear = entries(Deployments.directory().resolve("sample.ear"));
         assertThat(ear).contains("sample.war", "META-INF/application.xml")
+                .anyMatch(e -> e.matches("lib/.*sluice-sample-ear-config-.*\\.jar"))
                 .anyMatch(e -> e.matches("lib/.*sluice-core-.*\\.jar"))
                 .anyMatch(e -> e.matches("lib/.*sluice-filter-.*\\.jar"))
                 .anyMatch(e -> e.matches("lib/.*sluice-jaxrs-.*\\.jar"))
@@ -33,16 +34,21 @@ class SamplePackagingIT {
         try (ZipFile file = new ZipFile(Deployments.directory().resolve("sample.ear").toFile());
                 ZipInputStream war = new ZipInputStream(file.getInputStream(file.getEntry("sample.war")))) {
             List<String> libraries = new ArrayList<>();
+            List<String> configFiles = new ArrayList<>();
             String webXml = null;
             for (ZipEntry entry; (entry = war.getNextEntry()) != null; ) {
                 if (entry.getName().startsWith("WEB-INF/lib/") && entry.getName().endsWith(".jar")) {
                     libraries.add(entry.getName());
+                }
+                if (entry.getName().endsWith("microprofile-config.properties")) {
+                    configFiles.add(entry.getName());
                 }
                 if (entry.getName().equals("WEB-INF/web.xml")) {
                     webXml = new String(war.readAllBytes(), StandardCharsets.UTF_8);
                 }
             }
             assertThat(libraries).as("libraries of the EAR's web module").isEmpty();
+            assertThat(configFiles).as("configuration lives at EAR level, where every server sees it").isEmpty();
             assertThat(webXml).as("the EAR's web.xml declares the filter, fragments in lib/ are not scanned")
                     .contains("<filter-class>dev.sluice.filter.RateLimitFilter</filter-class>");
         }
