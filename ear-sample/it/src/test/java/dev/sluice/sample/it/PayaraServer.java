@@ -54,6 +54,8 @@ final class PayaraServer implements BeforeAllCallback, AfterAllCallback {
     public void beforeAll(ExtensionContext context) throws IOException {
         Path domainDir = home.resolve("glassfish/domains").resolve(DOMAIN);
         if (Files.exists(domainDir)) {
+            // A run that was killed leaves its domain up, holding the ports: stop it first.
+            localIgnoringFailure("stop-domain", DOMAIN);
             local("delete-domain", DOMAIN);
         }
         local("create-domain", "--nopassword=true", "--portbase=" + portBase, DOMAIN);
@@ -89,6 +91,14 @@ final class PayaraServer implements BeforeAllCallback, AfterAllCallback {
         List<String> line = new ArrayList<>(List.of("--interactive=false"));
         line.addAll(List.of(command));
         asadmin(line);
+    }
+
+    private void localIgnoringFailure(String... command) {
+        try {
+            local(command);
+        } catch (IllegalStateException e) {
+            // nothing to stop
+        }
     }
 
     private void remote(String... command) {
