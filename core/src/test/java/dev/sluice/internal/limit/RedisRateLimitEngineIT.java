@@ -183,6 +183,15 @@ class RedisRateLimitEngineIT {
     }
 
     @Test
+    void aBucketKeyExpiresWhenTheBucketIsFullAgain() {
+        PolicyConfig p = policy("p", 5, Duration.ofMinutes(1));
+        engine.decide(p, "k", 1);
+        RateLimitDecision second = engine.decide(p, "k", 1);
+        long pttl = REDIS.admin().pttl(engine.bucketKey("p", "k"));
+        assertThat(pttl).isBetween(second.resetMillis() - 1_000, second.resetMillis());
+    }
+
+    @Test
     void oneBucketKeyTakesAtMostEightyBytesOfRedisMemory() {
         PolicyConfig login = policy("login", 5, Duration.ofMinutes(1));
         engine.decide(login, "203.0.113.77", 1);

@@ -1,0 +1,135 @@
+package dev.sluice.internal.http;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.PolicyConfig;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Finds the policies whose {@code sluice.limit.<policy>.paths} and {@code .methods} match a request,
+ * using the servlet url-pattern rules (Servlet specification, section 12.2) against the path within the
+ * application (servlet path + path info, already decoded and normalised by the container):
+ * <ul>
+ *   <li>{@code /prefix/*}: {@code /prefix} itself and everything below it; {@code /*} matches all;</li>
+ *   <li>{@code *.ext}: paths whose last segment has the extension {@code ext} (after its last dot);</li>
+ *   <li>{@code /}: every path (the default mapping, which catches what nothing else does; for a rate
+ *       limit, which never competes with other mappings, that is everything);</li>
+ *   <li>the empty string: the application root ({@code /}) only;</li>
+ *   <li>any other string starting with {@code /}: that exact path, case-sensitively.</li>
+ * </ul>
+ * Other forms ({@code /api/**}, {@code login}, {@code *.tar.gz}) are rejected at startup rather than
+ * silently never matching. Disabled policies and policies without paths (JAX-RS only) never match.
+ *
+ * <p>Built once from configuration; immutable and thread-safe.
+ */
+public final class PathMatcher {
+
+    private record Rule(PolicyConfig policy, Set<String> exact, List<String> prefixes, Set<String> extensions,
+                        boolean all) {
+
+        boolean matches(String path) {
+            if (all || exact.contains(path)) {
+                return true;
+            }
+            for (String prefix : prefixes) {
+                if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
+                    return true;
+                }
+            }
+            if (!extensions.isEmpty()) {
+                int slash = path.lastIndexOf('/');
+                int dot = path.lastIndexOf('.');
+                return dot > slash && extensions.contains(path.substring(dot + 1));
+            }
+            return false;
+        }
+    }
+
+    private final List<Rule> rules;
+
+    private PathMatcher(List<Rule> rules) {
+        this.rules = rules;
+    }
+
+    /**
+     * Compiles the paths of the enabled policies.
+     *
+     * @throws SluiceConfigException naming {@code sluice.limit.<policy>.paths} when a pattern is not a
+     *                               servlet url-pattern
+     */
+    public static PathMatcher of(Collection<PolicyConfig> policies) {
+        List<Rule> rules = new ArrayList<>();
+        policies.stream()
+                .filter(p -> p.enabled() && !p.paths().isEmpty())
+                .sorted(Comparator.comparing(PolicyConfig::name))
+                .forEach(p -> rules.add(compile(p)));
+        return new PathMatcher(List.copyOf(rules));
+    }
+
+    private static Rule compile(PolicyConfig policy) {
+        Set<String> exact = new HashSet<>();
+        List<String> prefixes = new ArrayList<>();
+        Set<String> extensions = new HashSet<>();
+        boolean all = false;
+        for (String raw : policy.paths()) {
+            String pattern = raw.strip();
+            if (pattern.isEmpty()) {
+                exact.add("/");
+            } else if (pattern.equals("/") || pattern.equals("/*")) {
+                all = true;
+            } else if (pattern.startsWith("*.")) {
+                String extension = pattern.substring(2);
+                if (extension.isEmpty() || extension.contains(".") || extension.contains("/") || extension.contains("*")) {
+                    throw invalid(policy, raw);
+                }
+                extensions.add(extension);
+            } else if (pattern.startsWith("/") && pattern.endsWith("/*")) {
+                String prefix = pattern.substring(0, pattern.length() - 2);
+                if (prefix.contains("*")) {
+                    throw invalid(policy, raw);
+                }
+                prefixes.add(prefix);
+            } else if (pattern.startsWith("/") && !pattern.contains("*")) {
+                exact.add(pattern);
+            } else {
+                throw invalid(policy, raw);
+            }
+        }
+        return new Rule(policy, Set.copyOf(exact), List.copyOf(prefixes), Set.copyOf(extensions), all);
+    }
+
+    private static SluiceConfigException invalid(PolicyConfig policy, String pattern) {
+        return new SluiceConfigException("sluice.limit." + policy.name() + ".paths", pattern,
+                "servlet url-patterns such as /login (exact), /api/* (prefix), *.jsp (extension) or / (all)");
+    }
+
+    /**
+     * The enabled policies that apply to this request, ordered by name; empty (and allocation-free)
+     * when none does.
+     *
+     * @param method HTTP method as sent
+     * @param path   path within the application, starting with {@code /}
+     */
+    public List<PolicyConfig> matching(String method, String path) {
+        List<PolicyConfig> matched = null;
+        for (Rule rule : rules) {
+            if (rule.policy.appliesTo(method) && rule.matches(path)) {
+                if (matched == null) {
+                    matched = new ArrayList<>(2);
+                }
+                matched.add(rule.policy);
+            }
+        }
+        return matched == null ? List.of() : matched;
+    }
+
+    /** Whether no policy applies to any path (the filter then never calls the store). */
+    public boolean isEmpty() {
+        return rules.isEmpty();
+    }
+}

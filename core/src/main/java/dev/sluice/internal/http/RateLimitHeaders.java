@@ -1,0 +1,160 @@
+package dev.sluice.internal.http;
+
+import dev.sluice.RateLimitDecision;
+import dev.sluice.internal.config.HeaderMode;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The response headers of a rate-limited request, shared by the servlet and JAX-RS filters.
+ *
+ * <p>IETF mode follows draft-ietf-httpapi-ratelimit-headers-11 (the fields are Structured Field Lists,
+ * RFC 9651):
+ * <pre>
+ * RateLimit-Policy: "login";q=5;w=60
+ * RateLimit: "login";r=0;t=12
+ * </pre>
+ * {@code q} is the token count of the policy's tightest bandwidth and {@code w} its window in seconds;
+ * {@code r} the tokens left and {@code t} the seconds, rounded up, until the request could pass again
+ * (until one token is available when allowed, so 0 while tokens remain). {@code t} is left out when the
+ * request can never pass (its cost exceeds the bucket). Legacy mode writes {@code X-RateLimit-Limit},
+ * {@code X-RateLimit-Remaining} and {@code X-RateLimit-Reset} (seconds until the bucket is full).
+ *
+ * <p>Allowed responses describe the policy with the fewest remaining tokens. Denied responses describe
+ * the denying policy with the longest wait and always carry {@code Retry-After} (whole seconds, rounded
+ * up, at least 1, so never earlier than the next token and never before {@code t}), whatever
+ * {@code sluice.headers} says, because it is part of a 429 rather than an informational header. Stateless
+ * and thread-safe.
+ */
+public final class RateLimitHeaders {
+
+    public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
+    public static final String RATE_LIMIT = "RateLimit";
+    public static final String RETRY_AFTER = "Retry-After";
+    public static final String LEGACY_LIMIT = "X-RateLimit-Limit";
+    public static final String LEGACY_REMAINING = "X-RateLimit-Remaining";
+    public static final String LEGACY_RESET = "X-RateLimit-Reset";
+
+    /** One response header. */
+    public record Header(String name, String value) {
+    }
+
+    private RateLimitHeaders() {
+    }
+
+    /** Headers for an admitted request; empty for no decisions or {@link HeaderMode#NONE}. */
+    public static List<Header> allowed(List<RateLimitDecision> decisions, HeaderMode mode) {
+        RateLimitDecision tightest = null;
+        for (RateLimitDecision d : decisions) {
+            if (tightest == null || d.remaining() < tightest.remaining()) {
+                tightest = d;
+            }
+        }
+        List<Header> headers = new ArrayList<>(4);
+        if (tightest != null) {
+            describe(tightest, mode, headers);
+        }
+        return headers;
+    }
+
+    /**
+     * Headers for a denied request: {@code Retry-After} (unless no wait can help) and the description
+     * of {@link #denying(List) the denying policy}.
+     *
+     * @param decisions every decision of the request, at least one of them denied
+     */
+    public static List<Header> denied(List<RateLimitDecision> decisions, HeaderMode mode) {
+        RateLimitDecision denying = denying(decisions);
+        List<Header> headers = new ArrayList<>(5);
+        long retryAfter = retryAfterSeconds(decisions);
+        if (retryAfter > 0) {
+            headers.add(new Header(RETRY_AFTER, Long.toString(retryAfter)));
+        }
+        describe(denying, mode, headers);
+        return headers;
+    }
+
+    /**
+     * The denied decision the client has to wait longest for (one that can never pass wins); it names
+     * the policy in the headers and the problem body.
+     *
+     * @throws IllegalArgumentException when nothing was denied
+     */
+    public static RateLimitDecision denying(List<RateLimitDecision> decisions) {
+        RateLimitDecision worst = null;
+        for (RateLimitDecision d : decisions) {
+            if (!d.allowed() && (worst == null || waitOrder(d) > waitOrder(worst))) {
+                worst = d;
+            }
+        }
+        if (worst == null) {
+            throw new IllegalArgumentException("no denied decision in " + decisions);
+        }
+        return worst;
+    }
+
+    /**
+     * {@code Retry-After} of a denied request: the longest wait of the denying policies in whole seconds,
+     * rounded up and at least 1; 0 when some policy can never admit the request (no header is written).
+     */
+    public static long retryAfterSeconds(List<RateLimitDecision> decisions) {
+        long millis = 0;
+        for (RateLimitDecision d : decisions) {
+            if (!d.allowed()) {
+                if (d.never()) {
+                    return 0;
+                }
+                millis = Math.max(millis, d.retryAfterMillis());
+            }
+        }
+        return Math.max(1, ceilSeconds(millis));
+    }
+
+    /** {@code Retry-After} of a 503 answered while the store is unreachable. */
+    public static Header retryAfter(long seconds) {
+        return new Header(RETRY_AFTER, Long.toString(Math.max(1, seconds)));
+    }
+
+    private static long waitOrder(RateLimitDecision d) {
+        return d.never() ? Long.MAX_VALUE : d.retryAfterMillis();
+    }
+
+    private static void describe(RateLimitDecision d, HeaderMode mode, List<Header> out) {
+        if (mode == HeaderMode.IETF || mode == HeaderMode.BOTH) {
+            String name = sfString(d.policy());
+            out.add(new Header(RATE_LIMIT_POLICY, name + ";q=" + d.limit() + ";w=" + d.windowSeconds()));
+            out.add(new Header(RATE_LIMIT, name + ";r=" + d.remaining()
+                    + (d.never() ? "" : ";t=" + ceilSeconds(d.retryAfterMillis()))));
+        }
+        if (mode == HeaderMode.LEGACY || mode == HeaderMode.BOTH) {
+            out.add(new Header(LEGACY_LIMIT, Long.toString(d.limit())));
+            out.add(new Header(LEGACY_REMAINING, Long.toString(d.remaining())));
+            out.add(new Header(LEGACY_RESET, Long.toString(ceilSeconds(d.resetMillis()))));
+        }
+    }
+
+    /**
+     * An RFC 9651 sf-string: printable ASCII with {@code "} and {@code \} escaped. Policy names come from
+     * configuration, but a character outside that range would make the whole field invalid, so it is
+     * replaced by {@code ?} rather than written.
+     */
+    static String sfString(String value) {
+        StringBuilder out = new StringBuilder(value.length() + 2).append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7E) {
+                out.append('?');
+            } else {
+                out.append(c);
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    static long ceilSeconds(long millis) {
+        return millis <= 0 ? 0 : (millis + 999) / 1000;
+    }
+}

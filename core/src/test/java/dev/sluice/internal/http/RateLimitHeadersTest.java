@@ -1,0 +1,121 @@
+package dev.sluice.internal.http;
+
+import dev.sluice.RateLimitDecision;
+import dev.sluice.internal.config.HeaderMode;
+import dev.sluice.internal.http.RateLimitHeaders.Header;
+import dev.sluice.test.StructuredFields;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RateLimitHeadersTest {
+
+    private static RateLimitDecision allowed(String policy, long remaining, long limit, long window, long retryMillis, long resetMillis) {
+        return new RateLimitDecision(policy, true, remaining, limit, window, retryMillis, resetMillis);
+    }
+
+    private static RateLimitDecision denied(String policy, long limit, long window, long retryMillis, long resetMillis) {
+        return new RateLimitDecision(policy, false, 0, limit, window, retryMillis, resetMillis);
+    }
+
+    private static Map<String, String> map(List<Header> headers) {
+        return headers.stream().collect(Collectors.toMap(Header::name, Header::value));
+    }
+
+    @Test
+    void describesThePolicyWithTheFewestRemainingTokensWhenAllowed() {
+        List<Header> headers = RateLimitHeaders.allowed(List.of(
+                allowed("api", 99, 100, 60, 0, 600),
+                allowed("login", 3, 5, 60, 0, 24_000)), HeaderMode.IETF);
+        assertThat(map(headers)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "RateLimit-Policy", "\"login\";q=5;w=60",
+                "RateLimit", "\"login\";r=3;t=0"));
+    }
+
+    @Test
+    void givesTheSecondsUntilTheNextTokenWhenTheLastWasTaken() {
+        List<Header> headers = RateLimitHeaders.allowed(List.of(allowed("login", 0, 5, 60, 11_001, 60_000)), HeaderMode.IETF);
+        assertThat(map(headers)).containsEntry("RateLimit", "\"login\";r=0;t=12");
+    }
+
+    @Test
+    void writesFieldsThatParseAsStructuredFieldLists() {
+        List<Header> headers = RateLimitHeaders.denied(List.of(denied("we\"ird\\name", 5, 60, 1, 60_000)), HeaderMode.IETF);
+        Map<String, String> m = map(headers);
+        StructuredFields.Item policy = StructuredFields.parseList(m.get("RateLimit-Policy")).get(0);
+        StructuredFields.Item limit = StructuredFields.parseList(m.get("RateLimit")).get(0);
+        assertThat(policy.value()).isEqualTo("we\"ird\\name");
+        assertThat(policy.parameters()).containsExactly(Map.entry("q", 5L), Map.entry("w", 60L));
+        assertThat(limit.value()).isEqualTo("we\"ird\\name");
+        assertThat(limit.parameters()).containsExactly(Map.entry("r", 0L), Map.entry("t", 1L));
+    }
+
+    @Test
+    void replacesCharactersAStructuredFieldStringCannotHold() {
+        assertThat(RateLimitHeaders.sfString("caf\u00e9\ttab")).isEqualTo("\"caf??tab\"");
+    }
+
+    @Test
+    void roundsRetryAfterUpAndNeverToZero() {
+        assertThat(map(RateLimitHeaders.denied(List.of(denied("p", 5, 60, 1, 100)), HeaderMode.IETF)))
+                .containsEntry("Retry-After", "1").containsEntry("RateLimit", "\"p\";r=0;t=1");
+        assertThat(map(RateLimitHeaders.denied(List.of(denied("p", 5, 60, 12_000, 100)), HeaderMode.IETF)))
+                .containsEntry("Retry-After", "12");
+        assertThat(map(RateLimitHeaders.denied(List.of(denied("p", 5, 60, 12_001, 100)), HeaderMode.IETF)))
+                .containsEntry("Retry-After", "13");
+        assertThat(RateLimitHeaders.retryAfterSeconds(List.of(denied("p", 5, 60, 0, 0)))).isEqualTo(1);
+    }
+
+    @Test
+    void namesTheDenyingPolicyWithTheLongestWaitAndWaitsForIt() {
+        List<RateLimitDecision> decisions = List.of(
+                allowed("api", 10, 100, 60, 0, 100),
+                denied("burst", 10, 1, 90, 1000),
+                denied("daily", 1000, 86400, 3_600_000, 86_400_000));
+        Map<String, String> m = map(RateLimitHeaders.denied(decisions, HeaderMode.IETF));
+        assertThat(m).containsEntry("Retry-After", "3600")
+                .containsEntry("RateLimit-Policy", "\"daily\";q=1000;w=86400")
+                .containsEntry("RateLimit", "\"daily\";r=0;t=3600");
+    }
+
+    @Test
+    void leavesOutRetryAfterAndTWhenTheRequestCanNeverPass() {
+        Map<String, String> m = map(RateLimitHeaders.denied(List.of(
+                denied("p", 5, 60, 2000, 100),
+                denied("huge", 5, 60, RateLimitDecision.NEVER, 100)), HeaderMode.IETF));
+        assertThat(m).doesNotContainKey("Retry-After").containsEntry("RateLimit", "\"huge\";r=0");
+    }
+
+    @Test
+    void writesLegacyHeadersWithSecondsUntilFull() {
+        Map<String, String> m = map(RateLimitHeaders.allowed(List.of(allowed("login", 3, 5, 60, 0, 24_001)), HeaderMode.LEGACY));
+        assertThat(m).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "X-RateLimit-Limit", "5", "X-RateLimit-Remaining", "3", "X-RateLimit-Reset", "25"));
+    }
+
+    @Test
+    void writesBothFamiliesOrNothing() {
+        List<RateLimitDecision> d = List.of(allowed("login", 3, 5, 60, 0, 24_000));
+        assertThat(map(RateLimitHeaders.allowed(d, HeaderMode.BOTH))).containsOnlyKeys(
+                "RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
+        assertThat(RateLimitHeaders.allowed(d, HeaderMode.NONE)).isEmpty();
+        assertThat(RateLimitHeaders.allowed(List.of(), HeaderMode.IETF)).isEmpty();
+    }
+
+    @Test
+    void keepsRetryAfterOnA429EvenWithoutInformationalHeaders() {
+        assertThat(map(RateLimitHeaders.denied(List.of(denied("p", 5, 60, 2500, 100)), HeaderMode.NONE)))
+                .containsExactly(Map.entry("Retry-After", "3"));
+    }
+
+    @Test
+    void refusesToDescribeADenialWithoutADeniedDecision() {
+        assertThatThrownBy(() -> RateLimitHeaders.denying(List.of(allowed("p", 1, 5, 60, 0, 0))))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,206 @@
+package dev.sluice.filter;
+
+import dev.sluice.internal.config.ConfigSource;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.HeaderMode;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.http.ChargedPolicies;
+import dev.sluice.internal.http.ClientAddress;
+import dev.sluice.internal.http.KeyResolution;
+import dev.sluice.internal.http.PathMatcher;
+import dev.sluice.internal.http.ProblemDetails;
+import dev.sluice.internal.http.RateLimitGate;
+import dev.sluice.internal.http.RateLimitHeaders;
+import dev.sluice.internal.http.Verdict;
+import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
+import dev.sluice.internal.runtime.SluiceRuntime;
+import dev.sluice.internal.runtime.SluiceRuntimes;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rate limits requests by URL pattern: every policy whose {@code sluice.limit.<policy>.paths} and
+ * {@code .methods} match the path within the application is charged, all of them in one Redis round
+ * trip. A request over any limit gets {@code 429 Too Many Requests} with {@code Retry-After}, the IETF
+ * {@code RateLimit-Policy}/{@code RateLimit} fields and an {@code application/problem+json} body, and
+ * the rest of the chain (the protected resource) does not run; an admitted request carries the headers
+ * of its tightest policy. A request that matches no policy passes through without touching Redis.
+ *
+ * <p>Installation: in {@code WEB-INF/lib} the filter registers itself through its
+ * {@code META-INF/web-fragment.xml} (fragment {@code sluice}, mapped to {@code /*}); in an EAR's
+ * {@code lib/} it is declared in {@code web.xml}. Its init-params are {@code sluice.*} keys and win over
+ * every other source (MicroProfile Config, or context-params, system properties, environment,
+ * {@code META-INF/microprofile-config.properties}). {@code sluice.filter.enabled=false} turns it off.
+ *
+ * <p>When Redis is unreachable, {@code sluice.on-redis-failure=allow} (default) admits requests without
+ * headers and {@code deny} answers {@code 503 Service Unavailable} with {@code Retry-After} and a problem
+ * body; a circuit breaker then stops waiting on Redis after three consecutive failures and probes it
+ * once a second.
+ *
+ * <p>Every policy the filter decided for a request is recorded in the request attribute
+ * {@value ChargedPolicies#ATTRIBUTE} (a {@code Set<String>}), so that a second instance of this filter
+ * and the JAX-RS filter do not charge it again.
+ *
+ * <p>Configuration is read and validated once in {@link #init}; a bad value fails the deployment with
+ * {@link dev.sluice.SluiceConfigException}. Thread-safe: one instance serves concurrent requests, and it
+ * keeps no per-request state, so asynchronous requests are fine ({@code async-supported} is declared).
+ */
+public class RateLimitFilter implements Filter {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice");
+
+    /** Everything {@link #doFilter} needs, built once in {@link #init}. */
+    private record Active(SluiceRuntime runtime, RateLimitGate gate, PathMatcher matcher,
+                          Map<String, KeyResolution> keys, ClientAddress clientAddresses, HeaderMode headers) {
+    }
+
+    private volatile Active active;
+
+    /**
+     * Reads the configuration (init-params over the application's configuration), validates it and
+     * acquires the application's Sluice runtime (its Redis pool) when at least one policy has paths.
+     *
+     * @throws dev.sluice.SluiceConfigException when a value is invalid
+     */
+    @Override
+    public void init(FilterConfig filterConfig) throws ServletException {
+        ServletContext context = filterConfig.getServletContext();
+        ClassLoader loader = applicationClassLoader(context);
+        ConfigSource source = ConfigSources.layered(
+                ConfigSources.of(initParameters(filterConfig)),
+                ConfigSources.detect(loader, ConfigSources.of(contextParameters(context))));
+        SluiceConfig config = SluiceConfigLoader.load(source);
+        String name = filterConfig.getFilterName();
+        if (!config.filterEnabled()) {
+            LOG.log(Level.INFO, "Sluice: filter '" + name + "' is switched off (sluice.filter.enabled=false)");
+            return;
+        }
+        PathMatcher matcher = PathMatcher.of(config.policies().values());
+        if (matcher.isEmpty()) {
+            LOG.log(Level.DEBUG, "Sluice: filter '" + name + "' has no policy with paths; it passes every request");
+            return;
+        }
+        Map<String, KeyResolution> keys = new HashMap<>();
+        for (PolicyConfig policy : config.policies().values()) {
+            if (policy.enabled() && !policy.paths().isEmpty()) {
+                keys.put(policy.name(), KeyResolution.of(policy, false));
+            }
+        }
+        SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
+        active = new Active(runtime, RateLimitGate.of(runtime, config.onRedisFailure()), matcher, Map.copyOf(keys),
+                new ClientAddress(config.trustedProxies()), config.headers());
+        LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + keys.keySet().stream().sorted().toList()
+                + " in " + context.getContextPath() + "/");
+    }
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        Active a = active;
+        if (a == null || !(request instanceof HttpServletRequest http) || !(response instanceof HttpServletResponse out)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        String path = ServletRequestView.pathWithinApplication(http);
+        List<PolicyConfig> matched = a.matcher.matching(http.getMethod(), path);
+        if (matched.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        Object charged = http.getAttribute(ChargedPolicies.ATTRIBUTE);
+        ServletRequestView view = new ServletRequestView(http, path, a.clientAddresses);
+        List<LimitCall> calls = new ArrayList<>(matched.size());
+        List<String> decided = new ArrayList<>(matched.size());
+        for (PolicyConfig policy : matched) {
+            if (ChargedPolicies.contains(charged, policy.name())) {
+                continue;
+            }
+            decided.add(policy.name());
+            String rawKey = a.keys.get(policy.name()).rawKey(view);
+            if (rawKey != null) {
+                calls.add(new LimitCall(policy, rawKey, policy.cost()));
+            }
+        }
+        if (decided.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        http.setAttribute(ChargedPolicies.ATTRIBUTE, ChargedPolicies.with(charged, decided));
+        Verdict verdict = a.gate.check(calls);
+        for (RateLimitHeaders.Header header : verdict.headers(a.headers)) {
+            out.setHeader(header.name(), header.value());
+        }
+        if (verdict.admitted()) {
+            chain.doFilter(request, response);
+        } else {
+            refuse(out, verdict);
+        }
+    }
+
+    private static void refuse(HttpServletResponse response, Verdict verdict) throws IOException {
+        byte[] body = verdict.problem().toJson().getBytes(StandardCharsets.UTF_8);
+        response.setStatus(verdict.status());
+        response.setContentType(ProblemDetails.MEDIA_TYPE);
+        response.setContentLength(body.length);
+        try (OutputStream stream = response.getOutputStream()) {
+            stream.write(body);
+        }
+    }
+
+    /** Lets go of the application's runtime; the last user closes its Redis pool. */
+    @Override
+    public void destroy() {
+        Active a = active;
+        active = null;
+        if (a != null) {
+            SluiceRuntimes.release(a.runtime);
+        }
+    }
+
+    private static ClassLoader applicationClassLoader(ServletContext context) {
+        try {
+            ClassLoader loader = context.getClassLoader();
+            if (loader != null) {
+                return loader;
+            }
+        } catch (SecurityException | UnsupportedOperationException e) {
+            // a programmatically added listener's view of the context; the TCCL is the application's too
+        }
+        return Thread.currentThread().getContextClassLoader();
+    }
+
+    private static Map<String, String> initParameters(FilterConfig config) {
+        Map<String, String> values = new HashMap<>();
+        for (String key : Collections.list(config.getInitParameterNames())) {
+            values.put(key, config.getInitParameter(key));
+        }
+        return values;
+    }
+
+    private static Map<String, String> contextParameters(ServletContext context) {
+        Map<String, String> values = new HashMap<>();
+        for (String key : Collections.list(context.getInitParameterNames())) {
+            values.put(key, context.getInitParameter(key));
+        }
+        return values;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.sluice.internal.jaxrs;
+
+import dev.sluice.internal.http.RateLimitHeaders;
+import dev.sluice.internal.http.Verdict;
+
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+
+/**
+ * Adds the informational rate-limit headers ({@code sluice.headers}) to the response of a request that
+ * {@link RateLimitRequestFilter} admitted, describing the policy with the fewest tokens left. Refusals
+ * already carry their headers, so they are left alone; so are responses of requests that were not checked.
+ *
+ * <p>Immutable and thread-safe.
+ */
+final class RateLimitResponseFilter implements ContainerResponseFilter {
+
+    private final JaxrsRateLimits shared;
+
+    RateLimitResponseFilter(JaxrsRateLimits shared) {
+        this.shared = shared;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        if (request.getProperty(RateLimitRequestFilter.VERDICT_PROPERTY) instanceof Verdict verdict) {
+            for (RateLimitHeaders.Header header : verdict.headers(shared.headerMode())) {
+                response.getHeaders().putSingle(header.name(), header.value());
+            }
+        }
+    }
+}

@@ -1,0 +1,273 @@
+package dev.sluice.jaxrs;
+
+import dev.sluice.SluiceConfigException;
+import dev.sluice.jaxrs.broken.UnknownPolicyResource;
+import dev.sluice.test.RateLimitAssertions;
+import dev.sluice.test.RedisServer;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.sluice.test.RateLimitAssertions.assertAllowed;
+import static dev.sluice.test.RateLimitAssertions.assertTooManyRequests;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The JAX-RS scenarios, run unchanged on every runtime (one subclass each): an application that lists its
+ * classes, {@link RateLimitFeature} among them, deployed in a real HTTP server, called over HTTP and limited
+ * in a real Redis ({@link RedisServer}, emptied before each test).
+ * Responses are checked with {@link RateLimitAssertions}, the helper the servlet filter's tests use, so
+ * both answer a client identically.
+ */
+abstract class AbstractRateLimitedResourceIT {
+
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
+
+    private static final AtomicInteger PREFIXES = new AtomicInteger();
+    private static final long HOUR = 3600;
+
+    /**
+     * HTTP/1.1: the JDK client otherwise asks cleartext servers to upgrade to h2c, and Grizzly 4.0 then
+     * drops the Content-Type of its answer (eclipse-ee4j/glassfish-grizzly#2192).
+     */
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private JaxrsContainer.Deployment deployment;
+
+    /** The runtime under test. */
+    abstract JaxrsContainer container();
+
+    @AfterEach
+    void undeploy() {
+        if (deployment != null) {
+            deployment.close();
+        }
+    }
+
+    @Test
+    void methodAnnotationAddsToClassAnnotation() throws Exception {
+        deployScenarios();
+
+        assertThat(assertAllowed(get("class-limited/stricter"), "per-method", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("class-limited/stricter"), "per-method", 2, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("class-limited/stricter"), "per-method", 2, HOUR);
+
+        // per-class was charged by both admitted calls above (the refused one charged nothing)
+        assertThat(assertAllowed(get("class-limited/plain"), "per-class", 4, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("class-limited/plain"), "per-class", 4, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("class-limited/plain"), "per-class", 4, HOUR);
+        assertTooManyRequests(get("class-limited/stricter"), "per-method", 2, HOUR);
+    }
+
+    @Test
+    void repeatedAnnotationsAreAllEnforced() throws Exception {
+        deployScenarios();
+
+        // the headers describe the policy with the fewest tokens left: "first" (2/1h)
+        assertThat(assertAllowed(get("three"), "first", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("three"), "first", 2, HOUR).remaining()).isZero();
+        HttpResponse<String> denied = get("three");
+        assertTooManyRequests(denied, "first", 2, HOUR);
+        assertThat(RateLimitAssertions.assertProblem(denied, 429).get("violated-policies"))
+                .isEqualTo(java.util.List.of("first"));
+    }
+
+    @Test
+    void threePoliciesCostOneEvalshaPerRequest() throws Exception {
+        deployScenarios();
+        get("free");
+        REDIS.resetStats();
+
+        for (int i = 0; i < 3; i++) {
+            get("three");
+        }
+        get("free");
+
+        assertThat(REDIS.commandCount("evalsha")).as("one EVALSHA per limited request, none for the free one")
+                .isEqualTo(3);
+        assertThat(REDIS.commandCount("eval")).isZero();
+    }
+
+    @Test
+    void undeployingClosesTheRedisConnections() throws Exception {
+        deployScenarios();
+        assertAllowed(get("three"), "first", 2, HOUR);
+        assertThat(REDIS.clientCount("sluice")).isPositive();
+
+        deployment.close();
+        deployment = null;
+
+        await().atMost(java.time.Duration.ofSeconds(5)).until(() -> REDIS.clientCount("sluice") == 0);
+    }
+
+    @Test
+    void anUnreachableRedisIsAnswered503WhenConfiguredToDeny() throws Exception {
+        REDIS.assumeControllable();
+        Map<String, String> deny = new java.util.HashMap<>(settings());
+        deny.put("sluice.on-redis-failure", "deny");
+        deny.put("sluice.redis.timeout", "500ms");
+        deployment = container().deploy(new TestApplication(Resources.ThreePolicies.class, RateLimitFeature.class)
+                .properties(deny));
+        assertAllowed(get("three"), "first", 2, HOUR);
+
+        REDIS.stop();
+
+        RateLimitAssertions.assertServiceUnavailable(get("three"));
+    }
+
+    @Test
+    void principalKeysGiveEachAuthenticatedUserABucket() throws Exception {
+        deployScenarios();
+
+        assertThat(assertAllowed(get("me", "alice"), "per-user", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("me", "alice"), "per-user", 2, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("me", "alice"), "per-user", 2, HOUR);
+
+        assertThat(assertAllowed(get("me", "bob"), "per-user", 2, HOUR).remaining()).isEqualTo(1);
+        // anonymous requests fall back to the client address: a bucket of their own
+        assertThat(assertAllowed(get("me"), "per-user", 2, HOUR).remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void pathParameterKeysGiveEachItemABucket() throws Exception {
+        deployScenarios();
+
+        assertAllowed(get("items/1"), "per-item", 2, HOUR);
+        assertAllowed(get("items/1"), "per-item", 2, HOUR);
+        assertTooManyRequests(get("items/1"), "per-item", 2, HOUR);
+
+        assertThat(assertAllowed(get("items/2"), "per-item", 2, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("items/%7Bbraces%7D%20and%20spaces"), "per-item", 2, HOUR).remaining())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void configurationWinsOverInlineDefaults() throws Exception {
+        deployScenarios();
+
+        // inline 100/1h, configured 2/1h; the inline key (global) still applies since config has no key
+        assertAllowed(get("tuned"), "tuned", 2, HOUR);
+        assertAllowed(get("tuned", "alice"), "tuned", 2, HOUR);
+        assertTooManyRequests(get("tuned", "bob"), "tuned", 2, HOUR);
+    }
+
+    @Test
+    void headerModeComesFromTheApplicationsSettings() throws Exception {
+        Map<String, String> legacy = new java.util.HashMap<>(settings());
+        legacy.put("sluice.headers", "legacy");
+        deployment = container().deploy(new TestApplication(Resources.Tuned.class, RateLimitFeature.class)
+                .properties(legacy));
+
+        HttpResponse<String> response = get("tuned");
+        assertThat(RateLimitAssertions.assertLegacyHeaders(response, 2)).isEqualTo(1);
+        assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+    }
+
+    @Test
+    void policiesChargedByTheServletFilterAreNotChargedAgain() throws Exception {
+        assumeTrue(container().servlet(), "only a servlet container has a servlet filter");
+        deployScenarios();
+
+        // charged by the servlet filter only: its headers, untouched by JAX-RS
+        assertThat(assertAllowed(get("shared/filtered"), "shared", 3, HOUR).remaining()).isEqualTo(2);
+        // not matched by the filter: charged by JAX-RS, in the same bucket
+        assertThat(assertAllowed(get("shared/direct"), "shared", 3, HOUR).remaining()).isEqualTo(1);
+        assertThat(assertAllowed(get("shared/filtered"), "shared", 3, HOUR).remaining()).isZero();
+        assertTooManyRequests(get("shared/direct"), "shared", 3, HOUR);
+        assertTooManyRequests(get("shared/filtered"), "shared", 3, HOUR);
+    }
+
+    @Test
+    void methodsWithoutPoliciesAreLeftAlone() throws Exception {
+        deployScenarios();
+
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> response = get("free");
+            assertThat(response.statusCode()).isEqualTo(200);
+            RateLimitAssertions.assertNoRateLimitHeaders(response);
+        }
+    }
+
+    @Test
+    void withoutTheFeatureNothingIsLimited() throws Exception {
+        deployment = container().deploy(new TestApplication(Resources.ClassLimited.class).properties(settings()));
+
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> response = get("class-limited/stricter");
+            assertThat(response.statusCode()).isEqualTo(200);
+            RateLimitAssertions.assertNoRateLimitHeaders(response);
+        }
+    }
+
+    @Test
+    void deploymentFailsNamingTheMethodAndThePolicy() {
+        TestApplication broken = new TestApplication(UnknownPolicyResource.class, RateLimitFeature.class)
+                .properties(settings());
+
+        assertThatThrownBy(() -> deployment = container().deploy(broken))
+                .satisfies(e -> assertThat(rootSluiceConfigException(e))
+                        .as("a SluiceConfigException in the cause chain of %s", e)
+                        .isNotNull()
+                        .satisfies(c -> assertThat(c.getMessage())
+                                .contains("dev.sluice.jaxrs.broken.UnknownPolicyResource#nope()")
+                                .contains("\"nope\"")
+                                .contains("sluice.limit.nope.rate")));
+    }
+
+    /** Deploys every scenario resource with a fresh key prefix, so no test sees another's buckets. */
+    void deployScenarios() throws Exception {
+        TestApplication application = new TestApplication(Resources.ClassLimited.class,
+                Resources.ThreePolicies.class, Resources.PerUser.class, Resources.PerItem.class,
+                Resources.Tuned.class, Resources.Shared.class, Resources.Free.class, RateLimitFeature.class)
+                .properties(settings());
+        deployment = container().deploy(application);
+    }
+
+    Map<String, String> settings() {
+        Map<String, String> settings = new java.util.HashMap<>();
+        settings.put("sluice.redis.uri", REDIS.uri());
+        settings.put("sluice.key-prefix", "t" + PREFIXES.incrementAndGet() + "-" + ProcessHandle.current().pid());
+        settings.put("sluice.limit.tuned.rate", "2/1h");
+        settings.put("sluice.limit.shared.rate", "3/1h");
+        settings.put("sluice.limit.shared.paths", "/shared/filtered");
+        return settings;
+    }
+
+    HttpResponse<String> get(String path) throws Exception {
+        return get(path, Map.of());
+    }
+
+    HttpResponse<String> get(String path, String user) throws Exception {
+        String credentials = user + ":" + JaxrsContainer.PASSWORD;
+        return get(path, Map.of("Authorization",
+                "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    HttpResponse<String> get(String path, Map<String, String> headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(deployment.base() + path));
+        headers.forEach(request::header);
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static SluiceConfigException rootSluiceConfigException(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SluiceConfigException config) {
+                return config;
+            }
+        }
+        return null;
+    }
+}

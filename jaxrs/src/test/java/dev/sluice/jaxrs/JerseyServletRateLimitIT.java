@@ -1,0 +1,10 @@
+package dev.sluice.jaxrs;
+
+/** The scenarios on Jersey's servlet container on Undertow, as Jersey runs in Payara and GlassFish. */
+class JerseyServletRateLimitIT extends AbstractRateLimitedResourceIT {
+
+    @Override
+    JaxrsContainer container() {
+        return UndertowServletContainer.jersey();
+    }
+}

@@ -1,0 +1,110 @@
+package dev.sluice.jaxrs;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+
+/**
+ * The resources the scenarios call. Limits are per hour, so that no token comes back during a test and
+ * counts are exact on a clock we do not control (the Redis server's).
+ */
+final class Resources {
+
+    private Resources() {
+    }
+
+    /** A class-level policy on every method, and a method that adds one of its own. */
+    @Path("class-limited")
+    @RateLimited(value = "per-class", rate = "4/1h")
+    public static class ClassLimited {
+        @GET
+        @Path("plain")
+        public String plain() {
+            return "plain";
+        }
+
+        @GET
+        @Path("stricter")
+        @RateLimited(value = "per-method", rate = "2/1h")
+        public String stricter() {
+            return "stricter";
+        }
+    }
+
+    /** Three policies on one method, decided together. */
+    @Path("three")
+    public static class ThreePolicies {
+        @GET
+        @RateLimited(value = "first", rate = "2/1h")
+        @RateLimited(value = "second", rate = "3/1h")
+        @RateLimited(value = "third", rate = "5/1h")
+        public String three() {
+            return "three";
+        }
+    }
+
+    /** A per-user policy: the principal established by the container's authentication. */
+    @Path("me")
+    public static class PerUser {
+        @GET
+        @RateLimited(value = "per-user", rate = "2/1h", key = "principal")
+        public String me() {
+            return "me";
+        }
+    }
+
+    /** A per-item policy keyed by a path parameter. */
+    @Path("items/{id}")
+    public static class PerItem {
+        @GET
+        @RateLimited(value = "per-item", rate = "2/1h", key = "path-param:id")
+        public String item(@PathParam("id") String id) {
+            return id;
+        }
+    }
+
+    /** Inline defaults that the configuration overrides key by key. */
+    @Path("tuned")
+    public static class Tuned {
+        @GET
+        @RateLimited(value = "tuned", rate = "100/1h", key = "global")
+        public String tuned() {
+            return "tuned";
+        }
+    }
+
+    /**
+     * A policy that the configuration also hands to the servlet filter for {@code /shared/filtered}
+     * ({@code sluice.limit.shared.paths}); {@code /shared/direct} is left to JAX-RS alone.
+     */
+    @Path("shared")
+    @RateLimited("shared")
+    public static class Shared {
+        @GET
+        @Path("filtered")
+        public String filtered() {
+            return "filtered";
+        }
+
+        @GET
+        @Path("direct")
+        public String direct() {
+            return "direct";
+        }
+    }
+
+    /** Not limited at all. */
+    @Path("free")
+    public static class Free {
+        @GET
+        public String free() {
+            return "free";
+        }
+
+        @POST
+        public String post() {
+            return "posted";
+        }
+    }
+}
