@@ -77,7 +77,7 @@ public final class RateLimitGate {
         try {
             decisions = engine.decide(calls);
         } catch (StoreUnavailableException e) {
-            breaker.onFailure();
+            breaker.onFailure(e);
             return unavailable();
         } catch (RuntimeException | Error e) {
             // the store answered, even if with something unexpected: it is reachable
