@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,6 +43,8 @@ class HostileRequestDataTest {
     private static final String LONGEST_PREFIX = "p".repeat(32);
     private static final String LONGEST_POLICY = "n".repeat(64);
     private static final int MAX_KEY_BYTES = 200;
+    private static final Pattern VERBATIM = Pattern.compile("[A-Za-z0-9._:@/-]{1,64}");
+    private static final Pattern HASHED = Pattern.compile("#[A-Za-z0-9_-]{22}");
 
     /** Values from the issue (64 KB, CR/LF, NUL, invalid UTF-8 as a container decodes it) and more. */
     static List<String> hostileValues() {
@@ -116,6 +119,7 @@ class HostileRequestDataTest {
     @Test
     void randomlyGarbledForwardingHeadersNeverThrowNorYieldANonAddress() {
         Random random = new Random(7);
+        List<String> wrong = new ArrayList<>();
         String[] pieces = {"for", "=", "\"", "[", "]", ":", ";", ",", " ", "\t", ".", "1", "2", "25", "255", "256",
             "::", "ffff", "%", "eth0", "unknown", "_x", "\\", "\u0000", "\r", "\n", "\u00ff", "\uD800", "by", "10.0.0.3"};
         for (int i = 0; i < 20_000; i++) {
@@ -125,9 +129,14 @@ class HostileRequestDataTest {
                 header.append(pieces[random.nextInt(pieces.length)]);
             }
             String value = header.toString();
-            assertCanonicalAddress(BEHIND_PROXY.resolve(PEER, List.of(value), List.of()), value);
-            assertCanonicalAddress(BEHIND_PROXY.resolve(PEER, List.of(), List.of(value)), value);
+            for (String resolved : List.of(BEHIND_PROXY.resolve(PEER, List.of(value), List.of()),
+                    BEHIND_PROXY.resolve(PEER, List.of(), List.of(value)))) {
+                if (!isPeerOrCanonical(resolved)) {
+                    wrong.add(value + " -> " + resolved);
+                }
+            }
         }
+        assertThat(wrong).isEmpty();
     }
 
     @Test
@@ -162,21 +171,21 @@ class HostileRequestDataTest {
     @Test
     void keyMaterialOfRandomStringsIsVerbatimOnlyWhenShortAndSafe() {
         Random random = new Random(11);
-        for (int i = 0; i < 50_000; i++) {
-            int length = random.nextInt(i % 100 == 0 ? 70_000 : 90);
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            int length = random.nextInt(i % 1000 == 0 ? 70_000 : 90);
             StringBuilder raw = new StringBuilder(length);
             for (int c = 0; c < length; c++) {
                 raw.append((char) (random.nextBoolean() ? 0x20 + random.nextInt(0x5F) : random.nextInt(0x10000)));
             }
             String text = raw.toString();
             String material = KeyMaterial.of(text);
-            assertThat(material.length()).isLessThanOrEqualTo(KeyMaterial.MAX_VERBATIM);
-            if (material.equals(text)) {
-                assertThat(text).matches("[A-Za-z0-9._:@/-]{1,64}");
-            } else {
-                assertThat(material).matches("#[A-Za-z0-9_-]{22}");
+            boolean ok = material.equals(text) ? VERBATIM.matcher(text).matches() : HASHED.matcher(material).matches();
+            if (!ok) {
+                wrong.add(abbreviate(text) + " -> " + material);
             }
         }
+        assertThat(wrong).isEmpty();
     }
 
     private static void assertCanonicalAddress(String resolved, String from) {
@@ -186,6 +195,11 @@ class HostileRequestDataTest {
         byte[] parsed = IpLiteral.parse(resolved);
         assertThat(parsed).as("client address %s from %s", resolved, abbreviate(from)).isNotNull();
         assertThat(IpLiteral.format(parsed)).as("canonical form").isEqualTo(resolved);
+    }
+
+    private static boolean isPeerOrCanonical(String resolved) {
+        byte[] parsed = IpLiteral.parse(resolved);
+        return resolved.equals(PEER) || parsed != null && IpLiteral.format(parsed).equals(resolved);
     }
 
     private static void assertSafeKey(String key, String from) {
