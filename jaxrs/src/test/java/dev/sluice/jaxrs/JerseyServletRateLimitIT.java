@@ -1,7 +1,7 @@
 package dev.sluice.jaxrs;
 
 /** The scenarios on Jersey's servlet container on Undertow, as Jersey runs in Payara and GlassFish. */
-class JerseyServletRateLimitIT extends AbstractRateLimitedResourceIT {
+class JerseyServletRateLimitIT extends AbstractServletRateLimitedResourceIT {
 
     @Override
     JaxrsContainer container() {

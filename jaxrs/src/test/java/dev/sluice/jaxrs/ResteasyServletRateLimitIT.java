@@ -1,7 +1,7 @@
 package dev.sluice.jaxrs;
 
 /** The scenarios on RESTEasy's servlet dispatcher on Undertow, as RESTEasy runs in WildFly. */
-class ResteasyServletRateLimitIT extends AbstractRateLimitedResourceIT {
+class ResteasyServletRateLimitIT extends AbstractServletRateLimitedResourceIT {
 
     @Override
     JaxrsContainer container() {

@@ -54,6 +54,7 @@ final class ConfiguredRateLimiter implements RateLimiter {
                 throw e;
             }
             LOG.log(Level.DEBUG, "Sluice: admitting (sluice.on-redis-failure=allow) as the store is unreachable", e);
+            runtime.rateLimits().admittedUnchecked(policy);
             return unlimited();
         }
     }

@@ -54,6 +54,11 @@ public class DefaultSluice implements Sluice {
         return runtime().locks().lock(key);
     }
 
+    /** A lock on {@code key} counted in metrics under the {@code @Locked} method's lock name. */
+    DistributedLock lock(String key, String name) {
+        return runtime().locks().lock(key, name);
+    }
+
     @Override
     public DistributedSemaphore semaphore(String name, int permits) {
         SluiceRuntime runtime = runtime();

@@ -115,6 +115,28 @@ final class GuardedMethods {
         return problems;
     }
 
+    /**
+     * Adds the lock names of the {@code @Locked} methods and the semaphore names of the {@code @Bounded}
+     * methods of {@code beanClass} (names as the interceptors will use them); invalid ones are skipped,
+     * {@link #validate} reports them.
+     */
+    static void collectNames(Class<?> beanClass, Set<String> lockNames, Set<String> semaphoreNames) {
+        for (Method method : businessMethods(beanClass)) {
+            Locked locked = locked(beanClass, method);
+            Bounded bounded = bounded(beanClass, method);
+            try {
+                if (locked != null) {
+                    lockNames.add(lockSpec(beanClass, method, locked).name());
+                }
+                if (bounded != null) {
+                    semaphoreNames.add(boundSpec(beanClass, method, bounded).name());
+                }
+            } catch (SluiceConfigException invalid) {
+                // Reported by validate(); the deployment fails anyway.
+            }
+        }
+    }
+
     /** Whether the class or any of its methods (declared or inherited) carries a binding. */
     static boolean isGuarded(Class<?> beanClass) {
         if (beanClass.isAnnotationPresent(Locked.class) || beanClass.isAnnotationPresent(Bounded.class)) {

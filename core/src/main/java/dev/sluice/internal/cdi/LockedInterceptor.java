@@ -31,7 +31,7 @@ public class LockedInterceptor {
     Object aroundInvoke(InvocationContext invocation) throws Exception {
         GuardedMethods.LockSpec policy = sluice.lockPolicy(invocation.getTarget().getClass(), invocation.getMethod());
         String key = policy.key().render(invocation.getParameters());
-        LockHandle handle = sluice.lock(key).acquire(policy.lease(), policy.maxWait());
+        LockHandle handle = sluice.lock(key, policy.name()).acquire(policy.lease(), policy.maxWait());
         Object result;
         try {
             result = invocation.proceed();

@@ -5,9 +5,12 @@ import dev.sluice.SluiceException;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.metrics.Kind;
+import dev.sluice.internal.metrics.MetricsBridges;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.internal.runtime.SluiceRuntimes;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
@@ -17,6 +20,9 @@ import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.interceptor.Interceptor;
 
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -24,7 +30,10 @@ import java.util.function.Function;
  * whether sluice-core sits in {@code WEB-INF/lib} or in an EAR's {@code lib/}: it adds the
  * {@code @Locked}/{@code @Bounded} interceptors (enabled application-wide by their {@code @Priority}) and
  * the {@link DefaultSluice} bean, fails deployment on an invalid annotation or configuration, and holds
- * the application's {@link SluiceRuntime} from deployment until shutdown.
+ * the application's {@link SluiceRuntime} from deployment until shutdown. It also registers the
+ * {@code @Locked} and {@code @Bounded} names it sees as metric names, publishes the metrics through the
+ * application's MicroProfile Metrics or Micrometer registry bean when there is one, and adds the
+ * {@code sluice-redis} readiness check when the MicroProfile Health API is present.
  *
  * <p>Registered through {@code META-INF/services/jakarta.enterprise.inject.spi.Extension}. Its observers are
  * called by the container one at a time; {@link #runtime()} is safe to call from any thread afterwards.
@@ -36,6 +45,8 @@ public class SluiceExtension implements Extension {
     private final SluiceRuntime given;
     private ClassLoader application;
     private SluiceConfig config;
+    private final Set<String> lockNames = new TreeSet<>();
+    private final Set<String> semaphoreNames = new TreeSet<>();
     private volatile SluiceRuntime runtime;
 
     /** Reads configuration from MicroProfile Config, or the contract's fallback chain where it is absent. */
@@ -65,6 +76,21 @@ public class SluiceExtension implements Extension {
         for (Class<?> type : new Class<?>[] {LockedInterceptor.class, BoundedInterceptor.class, DefaultSluice.class}) {
             event.addAnnotatedType(beanManager.createAnnotatedType(type), SluiceExtension.class.getName() + "#" + type.getSimpleName());
         }
+        if (healthApiPresent()) {
+            // Named only here, after the check: without MP Health the class is never loaded.
+            event.addAnnotatedType(beanManager.createAnnotatedType(SluiceRedisHealthCheck.class),
+                    SluiceExtension.class.getName() + "#SluiceRedisHealthCheck");
+        }
+    }
+
+    /** Whether the MicroProfile Health API resolves from Sluice's class loader, which links the check. */
+    static boolean healthApiPresent() {
+        try {
+            Class.forName("org.eclipse.microprofile.health.HealthCheck", false, SluiceExtension.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     <T> void validateGuardedMethods(@Observes ProcessManagedBean<T> event) {
@@ -72,6 +98,7 @@ public class SluiceExtension implements Extension {
         // Interceptor classes carry their binding to declare what they intercept, not to be intercepted.
         if (!beanClass.isAnnotationPresent(Interceptor.class) && GuardedMethods.isGuarded(beanClass)) {
             GuardedMethods.validate(beanClass).forEach(event::addDefinitionError);
+            GuardedMethods.collectNames(beanClass, lockNames, semaphoreNames);
         }
     }
 
@@ -83,18 +110,38 @@ public class SluiceExtension implements Extension {
         }
     }
 
-    void startRuntime(@Observes AfterDeploymentValidation event) {
+    void startRuntime(@Observes AfterDeploymentValidation event, BeanManager beanManager) {
         if (config == null) {
             return;
         }
+        SluiceRuntime started;
         if (given != null) {
-            runtime = given;
-            return;
+            started = given;
+        } else {
+            try {
+                started = SluiceRuntimes.acquire(application, config);
+            } catch (SluiceException e) {
+                event.addDeploymentProblem(e);
+                return;
+            }
         }
+        lockNames.forEach(name -> started.metrics().register(Kind.LOCK, name));
+        semaphoreNames.forEach(name -> started.metrics().register(Kind.SEMAPHORE, name));
+        MetricsBridges.withBeans(started.metrics(), application, type -> bean(beanManager, type));
+        runtime = started;
+    }
+
+    /** The one bean of {@code type} with the default qualifier, as a contextual reference; empty if none or ambiguous. */
+    private static Optional<Object> bean(BeanManager beanManager, Class<?> type) {
         try {
-            runtime = SluiceRuntimes.acquire(application, config);
-        } catch (SluiceException e) {
-            event.addDeploymentProblem(e);
+            Set<Bean<?>> beans = beanManager.getBeans(type);
+            if (beans.isEmpty()) {
+                return Optional.empty();
+            }
+            Bean<?> bean = beanManager.resolve(beans);
+            return Optional.of(beanManager.getReference(bean, type, beanManager.createCreationalContext(bean)));
+        } catch (RuntimeException ambiguousOrBroken) {
+            return Optional.empty();
         }
     }
 

@@ -10,8 +10,9 @@ import java.util.function.LongSupplier;
  * failures the breaker opens and calls skip the store for {@code coolDown}; then exactly one call is let
  * through as a probe. A successful probe closes the breaker, a failed one opens it for another cool-down.
  *
- * <p>Logs one WARNING when it opens and one INFO when it closes again; failed probes and individual
- * failures are not logged, so a long outage costs two lines, not one per request.
+ * <p>Logs one WARNING when it opens and one when it closes again (operators alert on the first and look
+ * for the second in the same place); failed probes and individual failures are not logged, so a long
+ * outage costs two lines, not one per request.
  *
  * <p>Thread-safe and lock-free: the closed state, the hot path, is one volatile read.
  */
@@ -85,7 +86,7 @@ final class CircuitBreaker {
             return;
         }
         if (state.compareAndSet(s, State.CLOSED) && s.phase != Phase.CLOSED) {
-            LOG.log(Level.INFO, "Sluice: " + target + " is reachable again; rate limits are enforced again");
+            LOG.log(Level.WARNING, "Sluice: " + target + " is reachable again; rate limits are enforced again");
         }
     }
 

@@ -71,20 +71,23 @@ public final class RateLimitGate {
             return Verdict.NOTHING_TO_CHECK;
         }
         if (!breaker.tryAcquire()) {
-            return unavailable();
+            return unavailable(calls);
         }
         List<RateLimitDecision> decisions;
         try {
             decisions = engine.decide(calls);
         } catch (StoreUnavailableException e) {
             breaker.onFailure(e);
-            return unavailable();
+            reportBreaker();
+            return unavailable(calls);
         } catch (RuntimeException | Error e) {
             // the store answered, even if with something unexpected: it is reachable
             breaker.onSuccess();
+            reportBreaker();
             throw e;
         }
         breaker.onSuccess();
+        reportBreaker();
         for (RateLimitDecision d : decisions) {
             if (!d.allowed()) {
                 return new Verdict(Verdict.Outcome.DENIED, decisions, 0);
@@ -93,8 +96,14 @@ public final class RateLimitGate {
         return new Verdict(Verdict.Outcome.ALLOWED, decisions, 0);
     }
 
-    private Verdict unavailable() {
+    /** The breaker's state as a metric (the breaker logs its own changes). */
+    private void reportBreaker() {
+        engine.metrics().redis().breaker(breaker.isOpen());
+    }
+
+    private Verdict unavailable(List<LimitCall> calls) {
         if (failureMode == FailureMode.ALLOW) {
+            engine.admittedUnchecked(calls);
             return new Verdict(Verdict.Outcome.UNAVAILABLE_ALLOWED, List.of(), 0);
         }
         long seconds = Math.max(1, RateLimitHeaders.ceilSeconds(breaker.millisUntilProbe()));

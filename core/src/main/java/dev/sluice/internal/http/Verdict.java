@@ -28,7 +28,7 @@ public record Verdict(Outcome outcome, List<RateLimitDecision> decisions, long r
         UNAVAILABLE_DENIED
     }
 
-    /** Status for an empty set of calls: admitted, nothing consulted. */
+    /** The verdict for a request with no calls: admitted, and the store was not consulted. */
     public static final Verdict NOTHING_TO_CHECK = new Verdict(Outcome.ALLOWED, List.of(), 0);
 
     public Verdict {

@@ -3,13 +3,17 @@ package dev.sluice.internal.limit;
 import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.metrics.SluiceMetrics;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Turns "these policies, for these keys" into one store call and the store's outcomes into
- * {@link RateLimitDecision}s. Stateless apart from its store and key prefix; thread-safe.
+ * {@link RateLimitDecision}s, counting per policy what it decided in the application's
+ * {@link SluiceMetrics}: every rate-limit decision of an application passes here. Stateless apart from its
+ * store, key prefix and counters; thread-safe.
  */
 public final class RateLimitEngine {
 
@@ -25,10 +29,17 @@ public final class RateLimitEngine {
 
     private final RateLimitStore store;
     private final String keyPrefix;
+    private final SluiceMetrics metrics;
 
+    /** An engine whose counts are published nowhere (tests, benchmarks). */
     public RateLimitEngine(RateLimitStore store, String keyPrefix) {
+        this(store, keyPrefix, SluiceMetrics.unpublished(RedisSettings.none()));
+    }
+
+    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics) {
         this.store = store;
         this.keyPrefix = keyPrefix;
+        this.metrics = metrics;
     }
 
     /** The Redis key of a policy's bucket for {@code rawKey}: {@code <prefix>:rl:{<policy>:<material>}}. */
@@ -54,12 +65,57 @@ public final class RateLimitEngine {
             }
             requests.add(new BucketRequest(bucketKey(call.policy().name(), call.rawKey()), call.cost(), limits));
         }
-        List<BucketOutcome> outcomes = store.consume(requests);
-        List<RateLimitDecision> decisions = new ArrayList<>(calls.size());
-        for (int i = 0; i < calls.size(); i++) {
-            decisions.add(toDecision(calls.get(i).policy(), outcomes.get(i)));
+        List<BucketOutcome> outcomes;
+        try {
+            outcomes = store.consume(requests);
+        } catch (StoreUnavailableException e) {
+            for (LimitCall call : calls) {
+                metrics.policy(call.policy().name()).redisError();
+            }
+            metrics.redis().failed(e);
+            throw e;
         }
+        metrics.redis().answered();
+        List<RateLimitDecision> decisions = new ArrayList<>(calls.size());
+        boolean admitted = true;
+        for (int i = 0; i < calls.size(); i++) {
+            RateLimitDecision decision = toDecision(calls.get(i).policy(), outcomes.get(i));
+            admitted &= decision.allowed();
+            decisions.add(decision);
+        }
+        count(calls, decisions, admitted);
         return decisions;
+    }
+
+    /**
+     * A policy counts a request as allowed only when the whole request was admitted (and so charged), and as
+     * denied when it refused it itself; a policy that would have admitted a request another policy refused
+     * counts neither, as it charged nothing.
+     */
+    private void count(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
+        for (int i = 0; i < calls.size(); i++) {
+            if (!decisions.get(i).allowed()) {
+                metrics.policy(calls.get(i).policy().name()).denied();
+            } else if (admitted) {
+                metrics.policy(calls.get(i).policy().name()).allowed();
+            }
+        }
+    }
+
+    /**
+     * Counts a request admitted without asking the store, because it was unreachable or the circuit breaker
+     * skips it and {@code sluice.on-redis-failure=allow}: one fail-open pass for each call's policy. The
+     * rate-limit gate calls this; so does the programmatic limiter.
+     */
+    public void admittedUnchecked(List<LimitCall> calls) {
+        for (LimitCall call : calls) {
+            metrics.policy(call.policy().name()).failedOpen();
+        }
+    }
+
+    /** {@link #admittedUnchecked(List)} for one policy. */
+    public void admittedUnchecked(PolicyConfig policy) {
+        metrics.policy(policy.name()).failedOpen();
     }
 
     /** Decides a single call. */
@@ -84,5 +140,10 @@ public final class RateLimitEngine {
 
     public RateLimitStore store() {
         return store;
+    }
+
+    /** The application's metrics, where the gate also reports its breaker's state. */
+    public SluiceMetrics metrics() {
+        return metrics;
     }
 }

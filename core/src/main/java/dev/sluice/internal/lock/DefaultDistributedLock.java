@@ -3,6 +3,7 @@ package dev.sluice.internal.lock;
 import dev.sluice.DistributedLock;
 import dev.sluice.LockHandle;
 import dev.sluice.LockNotAcquiredException;
+import dev.sluice.internal.metrics.GuardMetrics;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -17,11 +18,13 @@ final class DefaultDistributedLock implements DistributedLock {
     private final LockService service;
     private final String key;
     private final String storeKey;
+    private final GuardMetrics metrics;
 
-    DefaultDistributedLock(LockService service, String key, String storeKey) {
+    DefaultDistributedLock(LockService service, String key, String storeKey, GuardMetrics metrics) {
         this.service = service;
         this.key = key;
         this.storeKey = storeKey;
+        this.metrics = metrics;
     }
 
     @Override
@@ -62,8 +65,11 @@ final class DefaultDistributedLock implements DistributedLock {
                     long attemptStarted = System.nanoTime();
                     Attempt attempt = tryStore(owner, leaseMillis, started);
                     if (attempt.acquired()) {
+                        long acquiredAt = System.nanoTime();
+                        metrics.acquired(acquiredAt - started);
                         LockHold hold = new LockHold(service, this, holdKey, owner, attempt.fencingToken(),
-                                leaseMillis, new Lease(attemptStarted, service.lockStore.validityMillis(leaseMillis)), gate);
+                                leaseMillis, new Lease(attemptStarted, service.lockStore.validityMillis(leaseMillis),
+                                metrics::leaseLost), gate, acquiredAt);
                         service.holds.put(holdKey, hold);
                         hold.startWatchdog();
                         acquired = true;
@@ -93,11 +99,16 @@ final class DefaultDistributedLock implements DistributedLock {
     }
 
     private Attempt tryStore(String owner, long leaseMillis, long started) {
+        Attempt attempt;
         try {
-            return service.lockStore.tryLock(storeKey, owner, leaseMillis);
+            attempt = service.lockStore.tryLock(storeKey, owner, leaseMillis);
         } catch (RuntimeException e) {
+            metrics.redisError();
+            service.metrics.redis().failed(e);
             throw failClosed(owner, started, e);
         }
+        service.metrics.redis().answered();
+        return attempt;
     }
 
     /**
@@ -114,6 +125,7 @@ final class DefaultDistributedLock implements DistributedLock {
     }
 
     private Optional<LockHandle> timedOut(long started, boolean throwOnTimeout) {
+        metrics.timedOut();
         if (throwOnTimeout) {
             throw new LockNotAcquiredException(key, waited(started), null);
         }
@@ -126,5 +138,9 @@ final class DefaultDistributedLock implements DistributedLock {
 
     String storeKey() {
         return storeKey;
+    }
+
+    GuardMetrics metrics() {
+        return metrics;
     }
 }

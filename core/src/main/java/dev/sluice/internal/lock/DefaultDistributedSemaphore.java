@@ -4,6 +4,7 @@ import dev.sluice.DistributedSemaphore;
 import dev.sluice.LockLostException;
 import dev.sluice.Permit;
 import dev.sluice.PermitNotAcquiredException;
+import dev.sluice.internal.metrics.GuardMetrics;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -22,12 +23,14 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
     private final String name;
     private final String storeKey;
     private final int permits;
+    private final GuardMetrics metrics;
 
-    DefaultDistributedSemaphore(LockService service, String name, String storeKey, int permits) {
+    DefaultDistributedSemaphore(LockService service, String name, String storeKey, int permits, GuardMetrics metrics) {
         this.service = service;
         this.name = name;
         this.storeKey = storeKey;
         this.permits = permits;
+        this.metrics = metrics;
     }
 
     @Override
@@ -62,13 +65,20 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                 try {
                     attempt = service.semaphoreStore.tryAcquire(storeKey, permitId, permits, leaseMillis);
                 } catch (RuntimeException e) {
+                    metrics.redisError();
+                    service.metrics.redis().failed(e);
                     throw failClosed(permitId, started, e);
                 }
+                service.metrics.redis().answered();
                 if (attempt.acquired()) {
-                    return Optional.of(new HeldPermit(permitId, leaseMillis, new Lease(attemptStarted, leaseMillis)));
+                    long acquiredAt = System.nanoTime();
+                    metrics.acquired(acquiredAt - started);
+                    return Optional.of(new HeldPermit(permitId, leaseMillis,
+                            new Lease(attemptStarted, leaseMillis, metrics::leaseLost), acquiredAt));
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
+                    metrics.timedOut();
                     if (throwOnTimeout) {
                         throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started), null);
                     }
@@ -98,13 +108,20 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
         private final String permitId;
         private final Lease lease;
         private final Watchdog.Renewal renewal;
+        private final long acquiredAtNanos;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        HeldPermit(String permitId, long leaseMillis, Lease lease) {
+        HeldPermit(String permitId, long leaseMillis, Lease lease, long acquiredAtNanos) {
             this.permitId = permitId;
             this.lease = lease;
-            this.renewal = service.watchdog.watch("a permit of semaphore '" + name + "'", lease, leaseMillis,
-                    () -> service.semaphoreStore.extend(storeKey, permitId, leaseMillis));
+            this.acquiredAtNanos = acquiredAtNanos;
+            this.renewal = service.watchdog.watch("a permit of semaphore '" + name + "'", lease, leaseMillis, () -> {
+                boolean renewed = service.semaphoreStore.extend(storeKey, permitId, leaseMillis);
+                if (renewed) {
+                    metrics.renewed();
+                }
+                return renewed;
+            });
         }
 
         @Override
@@ -123,6 +140,7 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                 return;
             }
             renewal.cancel();
+            metrics.released(System.nanoTime() - acquiredAtNanos);
             boolean released;
             try {
                 released = service.semaphoreStore.release(storeKey, permitId);

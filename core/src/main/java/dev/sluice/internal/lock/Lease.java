@@ -1,5 +1,7 @@
 package dev.sluice.internal.lock;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
  * What a holder knows about its lease: until when it is certainly held (on this JVM's monotonic clock,
  * counted from the <em>start</em> of the store call that granted or renewed it, so network time only
@@ -8,12 +10,19 @@ package dev.sluice.internal.lock;
 final class Lease {
 
     private final long validityNanos;
+    private final Runnable onLost;
+    private final AtomicBoolean lost = new AtomicBoolean();
     private volatile long heldUntilNanos;
-    private volatile boolean lost;
 
     Lease(long startedNanos, long validityMillis) {
+        this(startedNanos, validityMillis, () -> { });
+    }
+
+    /** @param onLost run once, by whichever thread first finds the lease lost (metrics) */
+    Lease(long startedNanos, long validityMillis, Runnable onLost) {
         this.validityNanos = validityMillis * 1_000_000L;
         this.heldUntilNanos = startedNanos + validityNanos;
+        this.onLost = onLost;
     }
 
     /** A renewal that started at {@code startedNanos} succeeded. */
@@ -31,15 +40,17 @@ final class Lease {
 
     /** The store reported the lease gone (expired or taken over). */
     void markLost() {
-        lost = true;
+        if (lost.compareAndSet(false, true)) {
+            onLost.run();
+        }
     }
 
     boolean isLost() {
-        return lost;
+        return lost.get();
     }
 
     /** Held unless the store said otherwise or no renewal has been confirmed for a whole lease. */
     boolean isHeld() {
-        return !lost && heldUntilNanos - System.nanoTime() > 0;
+        return !lost.get() && heldUntilNanos - System.nanoTime() > 0;
     }
 }

@@ -25,11 +25,12 @@ final class LockHold {
     private final long leaseMillis;
     private final Lease lease;
     private final LockService.Gate gate;
+    private final long acquiredAtNanos;
     private Watchdog.Renewal renewal;
     private int depth;
 
     LockHold(LockService service, DefaultDistributedLock lock, LockService.HoldKey holdKey, String owner,
-             long fencingToken, long leaseMillis, Lease lease, LockService.Gate gate) {
+             long fencingToken, long leaseMillis, Lease lease, LockService.Gate gate, long acquiredAtNanos) {
         this.service = service;
         this.lock = lock;
         this.holdKey = holdKey;
@@ -38,11 +39,17 @@ final class LockHold {
         this.leaseMillis = leaseMillis;
         this.lease = lease;
         this.gate = gate;
+        this.acquiredAtNanos = acquiredAtNanos;
     }
 
     void startWatchdog() {
-        renewal = service.watchdog.watch("lock '" + lock.key() + "'", lease, leaseMillis,
-                () -> service.lockStore.extend(lock.storeKey(), owner, leaseMillis));
+        renewal = service.watchdog.watch("lock '" + lock.key() + "'", lease, leaseMillis, () -> {
+            boolean renewed = service.lockStore.extend(lock.storeKey(), owner, leaseMillis);
+            if (renewed) {
+                lock.metrics().renewed();
+            }
+            return renewed;
+        });
     }
 
     /** A new handle for a (re)entry by the holding thread; refused when the lease is known lost. */
@@ -68,6 +75,7 @@ final class LockHold {
         }
         service.holds.remove(holdKey, this);
         renewal.cancel();
+        lock.metrics().released(System.nanoTime() - acquiredAtNanos);
         boolean released;
         try {
             released = service.lockStore.unlock(lock.storeKey(), owner);

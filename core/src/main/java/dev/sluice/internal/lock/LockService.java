@@ -2,7 +2,9 @@ package dev.sluice.internal.lock;
 
 import dev.sluice.DistributedLock;
 import dev.sluice.DistributedSemaphore;
+import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.limit.KeyMaterial;
+import dev.sluice.internal.metrics.SluiceMetrics;
 
 import java.time.Duration;
 import java.util.Map;
@@ -17,6 +19,10 @@ import java.util.concurrent.TimeUnit;
  * <p>Store keys are {@code <prefix>:lock:{<material>}} and {@code <prefix>:sem:{<material>}}, the material
  * being the caller's key through {@link KeyMaterial} (rendered {@code @Locked} keys may carry request
  * data). Thread-safe; closing it stops the watchdog and closes the stores.
+ *
+ * <p>Metrics go to the application's {@link SluiceMetrics} under the lock's <em>name</em>, never its key:
+ * a {@code @Locked} method's name, or for a programmatic lock its key only when that is a registered lock
+ * name (else {@link SluiceMetrics#OTHER}), since keys may carry request data.
  */
 public final class LockService implements AutoCloseable {
 
@@ -41,6 +47,7 @@ public final class LockService implements AutoCloseable {
     final SemaphoreStore semaphoreStore;
     final ReleaseSignals signals;
     final Watchdog watchdog;
+    final SluiceMetrics metrics;
     private final String keyPrefix;
     private final long maxPollNanos;
     final Map<HoldKey, LockHold> holds = new ConcurrentHashMap<>();
@@ -61,6 +68,14 @@ public final class LockService implements AutoCloseable {
      */
     public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
                        Watchdog watchdog, String keyPrefix, long maxPollMillis) {
+        this(lockStore, semaphoreStore, signals, watchdog, keyPrefix, maxPollMillis,
+                SluiceMetrics.unpublished(RedisSettings.none()));
+    }
+
+    /** @param metrics where acquisitions, holds, timeouts, lost leases and renewals are counted */
+    public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
+                       Watchdog watchdog, String keyPrefix, long maxPollMillis, SluiceMetrics metrics) {
+        this.metrics = metrics;
         this.maxPollNanos = TimeUnit.MILLISECONDS.toNanos(maxPollMillis);
         this.lockStore = lockStore;
         this.semaphoreStore = semaphoreStore;
@@ -69,10 +84,18 @@ public final class LockService implements AutoCloseable {
         this.keyPrefix = keyPrefix;
     }
 
-    /** A lock on {@code key}; cheap, may be created per call. */
+    /**
+     * A lock on {@code key}; cheap, may be created per call. Its metrics go under {@code key} when that is a
+     * registered lock name, else under {@link SluiceMetrics#OTHER}.
+     */
     public DistributedLock lock(String key) {
+        return lock(key, key);
+    }
+
+    /** A lock on {@code key} whose metrics go under lock name {@code name} (a {@code @Locked} method's name). */
+    public DistributedLock lock(String key, String name) {
         requireText("lock key", key);
-        return new DefaultDistributedLock(this, key, lockKey(key));
+        return new DefaultDistributedLock(this, key, lockKey(key), metrics.lock(name));
     }
 
     /** A semaphore named {@code name} with {@code permits} permits; cheap, may be created per call. */
@@ -81,7 +104,7 @@ public final class LockService implements AutoCloseable {
         if (permits < 1) {
             throw new IllegalArgumentException("permits of semaphore '" + name + "' must be at least 1, was " + permits);
         }
-        return new DefaultDistributedSemaphore(this, name, semaphoreKey(name), permits);
+        return new DefaultDistributedSemaphore(this, name, semaphoreKey(name), permits, metrics.semaphore(name));
     }
 
     /** {@code <prefix>:lock:{<material>}}; the fencing counter is this plus {@code :fence}. */

@@ -5,6 +5,7 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.internal.runtime.SluiceRuntime;
@@ -30,11 +31,11 @@ public final class LockServices {
         if (config.redis().mode() == RedisSettings.Mode.IN_PROCESS) {
             ReleaseSignals signals = new ReleaseSignals();
             return new LockService(new InProcessLockStore(signals), new InProcessSemaphoreStore(signals), signals,
-                    Watchdog.create(), config.keyPrefix());
+                    Watchdog.create(), config.keyPrefix(), LockService.DEFAULT_MAX_POLL_MILLIS, runtime.metrics());
         }
         RedisConnector redis = runtime.redis().orElseThrow(() -> new SluiceException(
                 "Sluice: Redis is configured but this runtime has no Redis connection"));
-        return redis(redis, config, Watchdog.create());
+        return redis(redis, config, Watchdog.create(), runtime.metrics());
     }
 
     /** The release channel of an application: {@code <prefix>:released}; its messages are store keys. */
@@ -42,8 +43,13 @@ public final class LockServices {
         return keyPrefix + ":released";
     }
 
-    /** A lock service on {@code redis} (and on the Redlock masters when configured). */
+    /** A lock service on {@code redis} (and on the Redlock masters when configured), its metrics published nowhere. */
     public static LockService redis(RedisConnector redis, SluiceConfig config, Watchdog watchdog) {
+        return redis(redis, config, watchdog, SluiceMetrics.unpublished(config.redis()));
+    }
+
+    /** A lock service on {@code redis} (and on the Redlock masters when configured). */
+    public static LockService redis(RedisConnector redis, SluiceConfig config, Watchdog watchdog, SluiceMetrics metrics) {
         LockScripts scripts = LockScripts.load(config.scripts());
         ScriptExecutor executor = ScriptExecutor.of(redis);
         executor.preload(scripts.all());
@@ -58,7 +64,8 @@ public final class LockServices {
             locks = redlock(config, scripts, channel, signals, resources);
         }
         SemaphoreStore semaphores = new RedisSemaphoreStore(executor, scripts, channel);
-        return new LockService(closing(locks, resources), semaphores, signals, watchdog, config.keyPrefix());
+        return new LockService(closing(locks, resources), semaphores, signals, watchdog, config.keyPrefix(),
+                LockService.DEFAULT_MAX_POLL_MILLIS, metrics);
     }
 
     private static LockStore redlock(SluiceConfig config, LockScripts scripts, String channel,

@@ -19,7 +19,7 @@ import java.util.Set;
  * Reads Jedis failures: which of them are the operator's configuration at fault (and must fail the deployment),
  * and a short password-free description of the others for a log line. Stateless.
  */
-final class RedisFailures {
+public final class RedisFailures {
 
     private static final String REDACTED = "****";
 
@@ -86,7 +86,7 @@ final class RedisFailures {
     }
 
     /** One line for a log record: the failure and its root causes, with the password (if echoed) masked. */
-    static String describe(Throwable failure, RedisSettings settings) {
+    public static String describe(Throwable failure, RedisSettings settings) {
         StringBuilder text = new StringBuilder();
         for (Throwable t : chain(failure)) {
             if (t.getMessage() == null) {

@@ -6,6 +6,8 @@ import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitStore;
 import dev.sluice.internal.limit.RedisRateLimitStore;
+import dev.sluice.internal.metrics.MetricsBridges;
+import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
@@ -35,15 +37,21 @@ public final class SluiceRuntime implements AutoCloseable {
     private final RedisConnector connector;
     private final ScriptExecutor scripts;
     private final RateLimitEngine rateLimits;
+    private final SluiceMetrics metrics;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile LockService locks;
 
-    private SluiceRuntime(SluiceConfig config, RedisConnector connector, ScriptExecutor scripts, RateLimitStore store) {
+    private SluiceRuntime(SluiceConfig config, RedisConnector connector, ScriptExecutor scripts, RateLimitStore store,
+                          SluiceMetrics metrics) {
         this.config = config;
         this.connector = connector;
         this.scripts = scripts;
-        this.rateLimits = new RateLimitEngine(store, config.keyPrefix());
+        this.metrics = metrics;
+        metrics.register(config);
+        this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics);
+        // First in, so closed last: whatever the others count while closing is still published until then.
+        closeables.add(metrics);
         if (connector != null) {
             closeables.add(connector);
         }
@@ -57,24 +65,46 @@ public final class SluiceRuntime implements AutoCloseable {
      * @throws dev.sluice.SluiceConfigException when a script override does not load or credentials are refused
      */
     public static SluiceRuntime start(SluiceConfig config) {
+        return start(config, SluiceMetrics.DEFAULT_APP, null);
+    }
+
+    /**
+     * Starts a runtime as {@link #start(SluiceConfig)} does, its metrics published in JMX under {@code app} and,
+     * when {@code application} has Micrometer (and not MicroProfile Metrics), in Micrometer's global registry.
+     * Logs one INFO line summarising the configuration (never a password).
+     *
+     * @param app         the application's id in metrics (made unique in this server if it is taken)
+     * @param application the application's class loader, where metrics libraries are looked for; null for none
+     */
+    public static SluiceRuntime start(SluiceConfig config, String app, ClassLoader application) {
         if (config.redis().mode() == RedisSettings.Mode.IN_PROCESS) {
             if (WARNED_IN_PROCESS.compareAndSet(false, true)) {
                 LOG.log(Level.WARNING, "Sluice: sluice.redis.uri is not set; rate limits, locks and semaphores "
                         + "use the in-process store and are local to this JVM");
             }
-            return new SluiceRuntime(config, null, null, new InProcessRateLimitStore());
+            return started(new SluiceRuntime(config, null, null, new InProcessRateLimitStore(),
+                    SluiceMetrics.start(app, config.redis())), application);
         }
         LuaScript gcra = script(config, "gcra");
         RedisConnector connector = RedisConnector.connect(config.redis());
         try {
             ScriptExecutor executor = ScriptExecutor.of(connector);
             executor.preload(List.of(gcra));
-            return new SluiceRuntime(config, connector, executor,
-                    new RedisRateLimitStore(executor, gcra, config.redis().mode(), connector::discardIdleConnections));
+            return started(new SluiceRuntime(config, connector, executor,
+                    new RedisRateLimitStore(executor, gcra, config.redis().mode(), connector::discardIdleConnections),
+                    SluiceMetrics.start(app, config.redis())), application);
         } catch (RuntimeException e) {
             connector.close();
             throw e;
         }
+    }
+
+    private static SluiceRuntime started(SluiceRuntime runtime, ClassLoader application) {
+        if (application != null) {
+            MetricsBridges.atStart(runtime.metrics, application);
+        }
+        LOG.log(Level.INFO, RuntimeSummary.of(runtime.config, runtime.metrics.app()));
+        return runtime;
     }
 
     /**
@@ -87,12 +117,12 @@ public final class SluiceRuntime implements AutoCloseable {
 
     /** A runtime over a given store (tests, benchmarks). */
     public static SluiceRuntime of(SluiceConfig config, RateLimitStore store) {
-        return new SluiceRuntime(config, null, null, store);
+        return new SluiceRuntime(config, null, null, store, SluiceMetrics.unpublished(config.redis()));
     }
 
     /** A runtime over a given store and Redis connector, which it closes (tests, benchmarks). */
     public static SluiceRuntime of(SluiceConfig config, RateLimitStore store, RedisConnector redis) {
-        return new SluiceRuntime(config, redis, ScriptExecutor.of(redis), store);
+        return new SluiceRuntime(config, redis, ScriptExecutor.of(redis), store, SluiceMetrics.unpublished(config.redis()));
     }
 
     /** The application's Redis connection pool; empty for the in-process store. */
@@ -111,6 +141,15 @@ public final class SluiceRuntime implements AutoCloseable {
 
     public RateLimitEngine rateLimits() {
         return rateLimits;
+    }
+
+    /**
+     * The application's metrics and Redis status. The rate-limit gate reports here what only it sees:
+     * {@code metrics().redis().breaker(open)} after each check (see {@code RateLimitEngine#admittedUnchecked}
+     * for fail-open passes).
+     */
+    public SluiceMetrics metrics() {
+        return metrics;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sluice.internal.runtime;
 
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.metrics.SluiceMetrics;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -44,16 +45,30 @@ public final class SluiceRuntimes {
     private SluiceRuntimes() {
     }
 
-    /** The runtime for this application and configuration, started on first use. Pair with {@link #release}. */
+    /**
+     * The runtime for this application and configuration, started on first use. Pair with {@link #release}.
+     * The policy, lock and semaphore names of {@code config} (a filter's init-params may add policies the
+     * first user's configuration lacked) are registered in the runtime's metrics.
+     */
     public static synchronized SluiceRuntime acquire(ClassLoader application, SluiceConfig config) {
         Key key = new Key(application, config.redis(), config.keyPrefix(), config.scripts());
         Shared shared = RUNTIMES.get(key);
         if (shared == null || shared.runtime.isClosed()) {
-            shared = new Shared(SluiceRuntime.start(config));
+            shared = new Shared(SluiceRuntime.start(config, appId(application), application));
             RUNTIMES.put(key, shared);
         }
+        shared.runtime.metrics().register(config);
         shared.users++;
         return shared.runtime;
+    }
+
+    /**
+     * The application's id in metrics: its class loader's name where the server names it (WildFly:
+     * {@code deployment.shop.war}), else {@code default}; JMX makes it unique within the server.
+     */
+    static String appId(ClassLoader application) {
+        String name = application == null ? null : application.getName();
+        return name == null || name.isBlank() ? SluiceMetrics.DEFAULT_APP : name;
     }
 
     /** Lets go of a runtime obtained from {@link #acquire}; the last release closes it. */

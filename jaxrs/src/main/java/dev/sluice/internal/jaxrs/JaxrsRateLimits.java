@@ -10,6 +10,7 @@ import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.http.ClientAddress;
 import dev.sluice.internal.http.KeyResolution;
 import dev.sluice.internal.http.RateLimitGate;
+import dev.sluice.internal.metrics.Kind;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.internal.runtime.SluiceRuntimes;
 
@@ -101,6 +102,9 @@ public final class JaxrsRateLimits implements AutoCloseable {
         }
         List<RateLimitRequestFilter.Limit> limits = new ArrayList<>(policies.size());
         for (PolicyConfig policy : policies) {
+            // Inline @RateLimited policies are in no configuration the runtime saw; their names come from
+            // annotations, so they may be metric names (else they would count under "(other)").
+            runtime.metrics().register(Kind.RATE_LIMIT, policy.name());
             KeyResolution key;
             try {
                 key = KeyResolution.of(policy, true);

@@ -1,0 +1,91 @@
+package dev.sluice.internal.metrics;
+
+import java.lang.System.Logger.Level;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Finds the metrics library an application has, if any, and publishes its Sluice metrics there too (JMX is
+ * always on). One external registry at a time, first match wins:
+ * <ol>
+ *   <li>MicroProfile Metrics: the application's {@code MetricRegistry} bean, found through CDI;</li>
+ *   <li>Micrometer: a {@code MeterRegistry} bean found through CDI (WildFly's Micrometer subsystem, an
+ *       application's own producer);</li>
+ *   <li>Micrometer's {@code Metrics.globalRegistry}, when the application has Micrometer but not the
+ *       MicroProfile Metrics API (where the API is present the MP registry is preferred, and SmallRye
+ *       Metrics 5 would show the same meters twice through Micrometer).</li>
+ * </ol>
+ * The third applies when the runtime starts; the first two when the CDI extension has a bean manager, and
+ * replace the third. A library counts as present only when the application's class loader and Sluice's
+ * resolve its entry class to the same {@code Class}, so that an EAR whose {@code lib/} Sluice cannot see a
+ * WAR's Micrometer is not mistaken for one that can. Neither library is a dependency of Sluice: the exporter
+ * classes that name them are loaded only after this check. Stateless.
+ */
+public final class MetricsBridges {
+
+    static final String MP_METRIC_REGISTRY = "org.eclipse.microprofile.metrics.MetricRegistry";
+    static final String MICROMETER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice");
+
+    private MetricsBridges() {
+    }
+
+    /** At runtime start: Micrometer's global registry when the application has Micrometer and not MP Metrics. */
+    public static void atStart(SluiceMetrics metrics, ClassLoader application) {
+        if (shared(MP_METRIC_REGISTRY, application).isPresent()) {
+            return;
+        }
+        if (shared(MICROMETER_REGISTRY, application).isPresent()) {
+            attach(metrics, () -> MicrometerExporter.global(metrics.app()));
+        }
+    }
+
+    /**
+     * With CDI: the application's MP Metrics registry, else a Micrometer registry bean; nothing changes when
+     * neither resolves.
+     *
+     * @param beans resolves a bean of the given type, empty when there is none or it is ambiguous
+     */
+    public static void withBeans(SluiceMetrics metrics, ClassLoader application, Function<Class<?>, Optional<Object>> beans) {
+        Optional<Class<?>> mp = shared(MP_METRIC_REGISTRY, application);
+        if (mp.isPresent()) {
+            Optional<Object> registry = beans.apply(mp.get());
+            if (registry.isPresent()) {
+                attach(metrics, () -> MicroProfileMetricsExporter.over(registry.get(), metrics.app()));
+                return;
+            }
+        }
+        Optional<Class<?>> micrometer = shared(MICROMETER_REGISTRY, application);
+        if (micrometer.isPresent()) {
+            Optional<Object> registry = beans.apply(micrometer.get());
+            registry.ifPresent(r -> attach(metrics, () -> MicrometerExporter.over(r, metrics.app())));
+        }
+    }
+
+    /** The class when both loaders resolve {@code name} to the same one. */
+    static Optional<Class<?>> shared(String name, ClassLoader application) {
+        try {
+            Class<?> ours = Class.forName(name, false, MetricsBridges.class.getClassLoader());
+            Class<?> theirs = application == null ? ours : Class.forName(name, false, application);
+            return ours == theirs ? Optional.of(ours) : Optional.empty();
+        } catch (ClassNotFoundException | LinkageError e) {
+            return Optional.empty();
+        }
+    }
+
+    private interface ExporterFactory {
+        MetricsExporter create();
+    }
+
+    private static void attach(SluiceMetrics metrics, ExporterFactory factory) {
+        try {
+            MetricsExporter exporter = factory.create();
+            metrics.exportExternally(exporter);
+            LOG.log(Level.DEBUG, "Sluice (app " + metrics.app() + "): metrics published through " + exporter);
+        } catch (RuntimeException | LinkageError e) {
+            LOG.log(Level.WARNING, "Sluice (app " + metrics.app() + "): could not publish metrics to the"
+                    + " application's metrics registry; they remain in JMX", e);
+        }
+    }
+}

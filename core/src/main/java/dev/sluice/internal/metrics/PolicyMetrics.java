@@ -1,0 +1,65 @@
+package dev.sluice.internal.metrics;
+
+/**
+ * The counters of one rate-limit policy (or of every unregistered name together, under
+ * {@link SluiceMetrics#OTHER}). Thread-safe.
+ */
+public final class PolicyMetrics {
+
+    private final String name;
+    private final RedisStatus status;
+    final Counter allowed = new Counter();
+    final Counter denied = new Counter();
+    final Counter redisErrors = new Counter();
+    final Counter failOpen = new Counter();
+
+    PolicyMetrics(String name, RedisStatus status) {
+        this.name = name;
+        this.status = status;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The policy admitted a request and charged it. */
+    public void allowed() {
+        allowed.increment();
+    }
+
+    /** The policy refused a request (429). */
+    public void denied() {
+        denied.increment();
+    }
+
+    /** The store could not be asked about a request under this policy. */
+    public void redisError() {
+        redisErrors.increment();
+    }
+
+    /** A request was admitted unchecked because the store was unreachable ({@code sluice.on-redis-failure=allow}). */
+    public void failedOpen() {
+        failOpen.increment();
+    }
+
+    /** The application's Redis status, whose breaker every policy shares. */
+    public RedisStatus status() {
+        return status;
+    }
+
+    public long allowedCount() {
+        return allowed.count();
+    }
+
+    public long deniedCount() {
+        return denied.count();
+    }
+
+    public long redisErrorCount() {
+        return redisErrors.count();
+    }
+
+    public long failOpenCount() {
+        return failOpen.count();
+    }
+}

@@ -1,0 +1,61 @@
+package dev.sluice.internal.runtime;
+
+import dev.sluice.internal.config.Bandwidth;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.SluiceConfig;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The one INFO line a runtime logs when it starts: where Redis is (from {@code RedisSettings.toString()},
+ * which masks the password), the global settings and every policy, lock and semaphore override, so that an
+ * operator can tell from the log what an application runs with. Stateless.
+ */
+final class RuntimeSummary {
+
+    private RuntimeSummary() {
+    }
+
+    static String of(SluiceConfig config, String app) {
+        StringBuilder line = new StringBuilder("Sluice started (app ").append(app).append("): ")
+                .append(config.redis())
+                .append(", key-prefix=").append(config.keyPrefix())
+                .append(", on-redis-failure=").append(config.onRedisFailure().name().toLowerCase(java.util.Locale.ROOT))
+                .append(", headers=").append(config.headers().name().toLowerCase(java.util.Locale.ROOT))
+                .append(", trusted-proxies=").append(config.trustedProxies().size())
+                .append(", filter.enabled=").append(config.filterEnabled())
+                .append(", policies=").append(new TreeMap<>(config.policies()).values().stream()
+                        .map(RuntimeSummary::policy).collect(Collectors.joining(", ", "[", "]")))
+                .append(", lock overrides=").append(new TreeMap<>(config.locks()).keySet())
+                .append(", semaphore overrides=").append(new TreeMap<>(config.semaphores()).keySet())
+                .append(", replaced scripts=").append(new TreeMap<>(config.scripts()).keySet())
+                .append("; metrics in JMX under dev.sluice:app=").append(app);
+        return line.toString();
+    }
+
+    /** {@code api(100/1m burst 150, key=ip)}; {@code (disabled)} when switched off. */
+    private static String policy(PolicyConfig policy) {
+        String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
+        return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
+                + policy.paths()) + (policy.enabled() ? "" : ", disabled") + ")";
+    }
+
+    private static String bandwidth(Bandwidth b) {
+        String text = b.tokens() + "/" + duration(b.period());
+        return b.capacity() == b.tokens() ? text : text + " burst " + b.capacity();
+    }
+
+    private static String duration(Duration d) {
+        Map<Long, String> units = Map.of(3_600_000L, "h", 60_000L, "m", 1_000L, "s");
+        long millis = d.toMillis();
+        for (long unit : new long[] {3_600_000L, 60_000L, 1_000L}) {
+            if (millis % unit == 0) {
+                return millis / unit + units.get(unit);
+            }
+        }
+        return millis + "ms";
+    }
+}
