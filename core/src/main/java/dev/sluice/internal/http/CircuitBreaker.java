@@ -85,6 +85,12 @@ final class CircuitBreaker {
         if (s == State.CLOSED) {
             return;
         }
+        if (s.phase == Phase.OPEN) {
+            // A late answer to a call that started before the breaker opened says nothing about now; the probe
+            // decides. Without this, calls in flight when an outage begins close the breaker again at once, and
+            // it flaps (two WARNINGs per flap) until they have drained.
+            return;
+        }
         if (state.compareAndSet(s, State.CLOSED) && s.phase != Phase.CLOSED) {
             LOG.log(Level.WARNING, "Sluice: " + target + " is reachable again; rate limits are enforced again");
         }
