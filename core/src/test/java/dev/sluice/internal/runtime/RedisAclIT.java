@@ -28,9 +28,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The Redis ACL user operations documents for Sluice ({@link #ACL_RULES}, in {@code docs/operations.md}): every
@@ -73,7 +75,7 @@ class RedisAclIT {
     void everythingSluiceDoesWorksUnderTheDocumentedAclUserWithoutOneDenial() throws Exception {
         createUser(ACL_RULES);
         runtime = SluiceRuntime.start(config());
-        exercise(runtime);
+        exercise(runtime, () -> REDIS.commandCount("evalsha"));
         runtime.close();
         runtime = null;
 
@@ -93,7 +95,7 @@ class RedisAclIT {
             REDIS.flushAll();
             createUser(without);
             try (SluiceRuntime r = SluiceRuntime.start(config())) {
-                exercise(r);
+                exercise(r, () -> REDIS.commandCount("evalsha"));
             } catch (Exception | AssertionError expected) {
                 // Refused at startup (NOPERM) or while running: either way the rule was needed.
             }
@@ -133,16 +135,42 @@ class RedisAclIT {
     }
 
     /**
-     * Rate limits, a lock two nodes contend for (the waiter is refused with the holder's remaining lease, then woken
-     * by the release message), lease renewal and extension, a semaphore.
+     * Rate limits, the health ping, a lock two nodes contend for (the waiter is refused with the holder's remaining
+     * lease, then woken by the release message), a lock extension, a semaphore with a refused contender and a
+     * renewal. Every part runs even when an earlier one failed (a missing permission breaks one part, and the
+     * others must still show what they need); the failures are thrown together at the end.
+     *
+     * @param evalshaCalls how many EVALSHA the server(s) ran so far, to wait for the watchdog's renewal without
+     *                     guessing how long it takes
      */
-    static void exercise(SluiceRuntime runtime) throws Exception {
+    static void exercise(SluiceRuntime runtime, LongSupplier evalshaCalls) throws Exception {
+        List<Throwable> failures = new ArrayList<>();
         try (SluiceRuntime otherNode = SluiceRuntime.start(runtime.config())) {
-            exercise(runtime, otherNode);
+            part(failures, () -> rateLimits(runtime));
+            part(failures, () -> assertThat(runtime.redis().orElseThrow().ping()).as("health ping").isTrue());
+            part(failures, () -> lockHandOver(runtime, otherNode, evalshaCalls));
+            part(failures, () -> semaphore(runtime, otherNode, evalshaCalls));
+        }
+        if (!failures.isEmpty()) {
+            AssertionError all = new AssertionError(failures.size() + " part(s) failed: " + failures);
+            failures.forEach(all::addSuppressed);
+            throw all;
         }
     }
 
-    private static void exercise(SluiceRuntime runtime, SluiceRuntime otherNode) throws Exception {
+    private interface Part {
+        void run() throws Exception;
+    }
+
+    private static void part(List<Throwable> failures, Part part) {
+        try {
+            part.run();
+        } catch (Exception | AssertionError e) {
+            failures.add(e);
+        }
+    }
+
+    private static void rateLimits(SluiceRuntime runtime) {
         PolicyConfig strict = runtime.config().policy("strict").orElseThrow();
         List<Boolean> allowed = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -150,33 +178,42 @@ class RedisAclIT {
             allowed.add(d.allowed());
         }
         assertThat(allowed).containsExactly(true, true, true, false);
-        assertThat(runtime.redis().orElseThrow().ping()).as("health ping").isTrue();
+    }
 
+    private static void lockHandOver(SluiceRuntime runtime, SluiceRuntime otherNode, LongSupplier evalshaCalls)
+            throws Exception {
         ExecutorService other = Executors.newSingleThreadExecutor();
         try {
             long token;
             Future<Long> waiter;
-            try (LockHandle held = runtime.locks().lock("order:42").acquire(Duration.ofMillis(150), Duration.ZERO)) {
+            try (LockHandle held = runtime.locks().lock("order:42").acquire(Duration.ofSeconds(5), Duration.ZERO)) {
                 token = held.fencingToken();
+                assertThat(held.extend(Duration.ofSeconds(5))).as("extend").isTrue();
+                long before = evalshaCalls.getAsLong();
                 waiter = other.submit(() -> {
                     try (LockHandle next = otherNode.locks().lock("order:42").acquire(Duration.ofSeconds(5),
                             Duration.ofSeconds(5))) {
                         return next.fencingToken();
                     }
                 });
-                // Held for more than a lease: the watchdog must renew it.
-                TimeUnit.MILLISECONDS.sleep(200);
-                assertThat(held.isHeld()).isTrue();
-                assertThat(held.extend(Duration.ofMillis(150))).isTrue();
+                // Released only once the other node has been refused once (that attempt reads the remaining lease).
+                await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                        .until(() -> evalshaCalls.getAsLong() > before);
             }
             assertThat(waiter.get(10, TimeUnit.SECONDS)).isGreaterThan(token);
         } finally {
             other.shutdownNow();
         }
-        try (Permit permit = runtime.locks().semaphore("pdf", 1).acquire(Duration.ofMillis(150), Duration.ZERO)) {
-            assertThat(runtime.locks().semaphore("pdf", 1).tryAcquire(Duration.ofSeconds(1))).isEmpty();
-            TimeUnit.MILLISECONDS.sleep(200);
-            assertThat(permit.isHeld()).isTrue();
+    }
+
+    private static void semaphore(SluiceRuntime runtime, SluiceRuntime otherNode, LongSupplier evalshaCalls) {
+        // A 300 ms lease is renewed every 100 ms: wait for one renewal (an EVALSHA) rather than for a time.
+        try (Permit permit = runtime.locks().semaphore("pdf", 1).acquire(Duration.ofMillis(300), Duration.ZERO)) {
+            assertThat(otherNode.locks().semaphore("pdf", 1).tryAcquire(Duration.ofSeconds(1))).isEmpty();
+            long before = evalshaCalls.getAsLong();
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> evalshaCalls.getAsLong() > before);
+            assertThat(permit.name()).isEqualTo("pdf");
         }
     }
 

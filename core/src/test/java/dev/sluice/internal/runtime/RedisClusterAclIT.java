@@ -47,7 +47,7 @@ class RedisClusterAclIT {
         createUserOnEveryNode(rules);
 
         try (SluiceRuntime runtime = SluiceRuntime.start(config())) {
-            RedisAclIT.exercise(runtime);
+            RedisAclIT.exercise(runtime, () -> CLUSTER.commandCount("evalsha"));
         }
 
         for (int node = 0; node < 3; node++) {
@@ -60,7 +60,7 @@ class RedisClusterAclIT {
         createUserOnEveryNode(RedisAclIT.ACL_RULES);
 
         try (SluiceRuntime runtime = SluiceRuntime.start(config())) {
-            RedisAclIT.exercise(runtime);
+            RedisAclIT.exercise(runtime, () -> CLUSTER.commandCount("evalsha"));
         } catch (Exception | AssertionError expected) {
             // Refused at startup or at the first call.
         }
