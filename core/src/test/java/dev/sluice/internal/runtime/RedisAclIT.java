@@ -11,6 +11,7 @@ import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.test.RedisServer;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +20,8 @@ import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -132,6 +135,16 @@ class RedisAclIT {
                     assertThat(e.getMessage()).contains("WRONGPASS", "user \"sluice\"", REDIS.port() + "")
                             .doesNotContain(PASSWORD);
                 });
+    }
+
+    @Test
+    void theLineInTheOperationsGuideIsTheOneTestedHere() throws Exception {
+        Path guide = Path.of("..", "docs", "operations.md");
+        Assumptions.assumeTrue(Files.isRegularFile(guide), "docs/operations.md is not next to this module");
+        String documented = Files.readAllLines(guide).stream().filter(l -> l.startsWith("ACL SETUSER sluice on "))
+                .findFirst().orElseThrow();
+        assertThat(documented).isEqualTo("ACL SETUSER sluice on >CHANGE-ME " + String.join(" ", ACL_RULES));
+        assertThat(Files.readString(guide)).contains("add `" + String.join(" ", RedisClusterAclIT.CLUSTER_RULES) + "`");
     }
 
     /**
