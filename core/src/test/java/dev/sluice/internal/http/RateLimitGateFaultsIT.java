@@ -19,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.RedisClient;
-import redis.clients.jedis.exceptions.JedisException;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,6 +41,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.logging.Level;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,14 +158,17 @@ class RateLimitGateFaultsIT {
             @Override
             public void inject() {
                 // Something else in the application holds every connection: nothing is left for rate limits.
+                // Taken while the callers are between calls, so the pool is exhausted at once rather than
+                // connection by connection (which the breaker would rightly see as Redis coming and going).
                 RedisClient client = (RedisClient) runtime.redis().orElseThrow().client();
-                while (held.size() < 4) {
-                    try {
-                        held.add(client.getPool().getResource());
-                    } catch (JedisException busy) {
-                        // The callers hold them for a moment; keep taking them as they come back.
-                    }
+                for (int i = 0; i < 4; i++) {
+                    held.add(client.getPool().getResource());
                 }
+            }
+
+            @Override
+            public boolean injectBetweenCalls() {
+                return true;
             }
 
             @Override
@@ -219,6 +222,14 @@ class RateLimitGateFaultsIT {
         void inject() throws Exception;
 
         void remove() throws Exception;
+
+        /**
+         * Whether the callers must be between two calls while the fault is injected; otherwise it hits them
+         * mid-call, as a real outage does.
+         */
+        default boolean injectBetweenCalls() {
+            return false;
+        }
     }
 
     /**
@@ -247,7 +258,12 @@ class RateLimitGateFaultsIT {
             callers.add(pool.submit(() -> {
                 start.await();
                 while (!report.stop.get()) {
-                    report.call(() -> gate.check(List.of(new LimitCall(api, client, 1))));
+                    report.betweenCalls.readLock().lock();
+                    try {
+                        report.call(() -> gate.check(List.of(new LimitCall(api, client, 1))));
+                    } finally {
+                        report.betweenCalls.readLock().unlock();
+                    }
                     // Requests arrive; callers do not spin. Without a pause, 50 threads answered at once by an
                     // open breaker would starve everything else on two CPUs, Redis's restart included.
                     LockSupport.parkNanos(THINK_TIME.toNanos());
@@ -258,8 +274,17 @@ class RateLimitGateFaultsIT {
         try {
             await().atMost(Duration.ofSeconds(20)).until(() -> report.decided.sum() >= 5L * CALLERS);
 
-            report.faultFrom.set(System.nanoTime());
-            fault.inject();
+            if (fault.injectBetweenCalls()) {
+                report.betweenCalls.writeLock().lock();
+            }
+            try {
+                report.faultFrom.set(System.nanoTime());
+                fault.inject();
+            } finally {
+                if (fault.injectBetweenCalls()) {
+                    report.betweenCalls.writeLock().unlock();
+                }
+            }
             long unavailableBefore = report.unavailable.sum();
             await().atMost(Duration.ofSeconds(20)).until(() -> report.unavailable.sum() >= unavailableBefore + CALLERS);
             // Holding the fault is the scenario: the callers keep calling into it meanwhile.
@@ -304,6 +329,8 @@ class RateLimitGateFaultsIT {
     /** What the callers saw. */
     private static final class Report {
         final AtomicBoolean stop = new AtomicBoolean();
+        /** Callers hold it (shared) for each call; a fault that must land between calls takes it exclusively. */
+        final ReentrantReadWriteLock betweenCalls = new ReentrantReadWriteLock();
         final LongAdder decided = new LongAdder();
         final LongAdder unavailable = new LongAdder();
         final Map<Outcome, LongAdder> outcomes = new ConcurrentHashMap<>();
