@@ -44,6 +44,8 @@ public class SluiceExtension implements Extension {
     /** A runtime built by someone else, who also closes it; null when this extension acquires one. */
     private final SluiceRuntime given;
     private ClassLoader application;
+    /** Class loader of the first bean carrying @Locked/@Bounded: the user's module, whose config we want. */
+    private ClassLoader guardedModule;
     private SluiceConfig config;
     private final Set<String> lockNames = new TreeSet<>();
     private final Set<String> semaphoreNames = new TreeSet<>();
@@ -99,10 +101,19 @@ public class SluiceExtension implements Extension {
         if (!beanClass.isAnnotationPresent(Interceptor.class) && GuardedMethods.isGuarded(beanClass)) {
             GuardedMethods.validate(beanClass).forEach(event::addDefinitionError);
             GuardedMethods.collectNames(beanClass, lockNames, semaphoreNames);
+            if (guardedModule == null) {
+                guardedModule = beanClass.getClassLoader();
+            }
         }
     }
 
     void loadConfig(@Observes AfterBeanDiscovery event) {
+        // In an EAR the extension runs with the EAR's class loader, which does not see a WAR's
+        // META-INF/microprofile-config.properties; the guarded beans' own module does (and shares its
+        // runtime with the servlet filter of the same WAR).
+        if (guardedModule != null) {
+            application = guardedModule;
+        }
         try {
             config = configLoader.apply(application);
         } catch (SluiceConfigException e) {

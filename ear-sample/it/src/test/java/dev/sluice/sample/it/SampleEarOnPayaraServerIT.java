@@ -1,0 +1,23 @@
+package dev.sluice.sample.it;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The sample's EAR on Payara Server (Payara Micro deploys no EARs). Sluice's Redis comes from
+ * Payara's MicroProfile Config ({@code asadmin set-config-property}), users from the file realm.
+ */
+class SampleEarOnPayaraServerIT extends SampleScenarios {
+
+    @RegisterExtension
+    @Order(3)
+    static final PayaraServer payara = new PayaraServer(redis)
+            .deploy(Deployments.directory().resolve("sample.ear"));
+
+    @Override
+    List<SampleApp> apps() {
+        return List.of(SampleApp.ear(payara.root()));
+    }
+}

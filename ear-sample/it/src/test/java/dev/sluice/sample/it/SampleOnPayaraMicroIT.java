@@ -1,0 +1,44 @@
+package dev.sluice.sample.it;
+
+import java.net.URI;
+import java.net.URL;
+import java.util.List;
+
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The sample's WARs on Payara Micro (managed by Arquillian). Payara Micro deploys no EARs (it has
+ * no EAR deployer; see docs/installation.md), so the EAR runs on Payara Server in
+ * {@link SampleEarOnPayaraServerIT}.
+ *
+ * <p>The adapter starts one Payara Micro per Arquillian deployment, so the plain WAR is the
+ * deployment and the bundle WAR joins it on the same command line ({@code --deploy}, see the POM).
+ * Users alice and bob are created in the {@code file} realm by a post-boot command file; a
+ * pre-boot command file binds HTTP to loopback.
+ */
+class SampleOnPayaraMicroIT extends SampleScenarios {
+
+    @RegisterExtension
+    @Order(3)
+    static final ArquillianExtension arquillian = new ArquillianExtension();
+
+    @Deployment(testable = false)
+    static WebArchive plainWar() {
+        return Deployments.plainWar();
+    }
+
+    @ArquillianResource
+    URL plainWarUrl;
+
+    /** Payara Micro reports the machine's address; it listens on loopback only, which is where the tests go. */
+    @Override
+    List<SampleApp> apps() {
+        URI root = URI.create("http://127.0.0.1:" + plainWarUrl.getPort() + "/");
+        return List.of(SampleApp.plainWar(root), SampleApp.bundleWar(root));
+    }
+}
