@@ -85,6 +85,12 @@ final class CircuitBreaker {
         if (s == State.CLOSED) {
             return;
         }
+        if (s.phase == Phase.OPEN) {
+            // A late answer to a call that started before the breaker opened says nothing about now; the probe
+            // decides. Without this, calls in flight when an outage begins close the breaker again at once, and
+            // it flaps (two WARNINGs per flap) until they have drained.
+            return;
+        }
         if (state.compareAndSet(s, State.CLOSED) && s.phase != Phase.CLOSED) {
             LOG.log(Level.WARNING, "Sluice: " + target + " is reachable again; rate limits are enforced again");
         }
@@ -92,6 +98,15 @@ final class CircuitBreaker {
 
     /** The store could not be reached. */
     void onFailure() {
+        onFailure(null);
+    }
+
+    /**
+     * The store failed with {@code cause}. Its message goes into the one WARNING logged when the breaker
+     * opens: "Redis failed" alone sends an operator looking at Redis when the real cause is an exhausted pool or
+     * a replacement script that fails at run time.
+     */
+    void onFailure(Throwable cause) {
         while (true) {
             State s = state.get();
             State next;
@@ -107,7 +122,8 @@ final class CircuitBreaker {
             if (state.compareAndSet(s, next)) {
                 if (s.phase == Phase.CLOSED && next.phase == Phase.OPEN) {
                     LOG.log(Level.WARNING, "Sluice: " + target + " failed " + next.failures
-                            + " times in a row; skipping it for " + coolDownNanos / 1_000_000
+                            + " times in a row" + (cause == null ? "" : " (last: " + cause.getMessage() + ")")
+                            + "; skipping it for " + coolDownNanos / 1_000_000
                             + " ms at a time until it answers again (sluice.on-redis-failure applies meanwhile)");
                 }
                 return;

@@ -77,7 +77,7 @@ public final class RateLimitGate {
         try {
             decisions = engine.decide(calls);
         } catch (StoreUnavailableException e) {
-            breaker.onFailure();
+            breaker.onFailure(e);
             reportBreaker();
             return unavailable(calls);
         } catch (RuntimeException | Error e) {

@@ -33,6 +33,28 @@ public final class KeyMaterial {
         return "#" + hash(raw);
     }
 
+    /**
+     * The UTF-8 bytes of {@code raw}, unless it holds an unpaired surrogate: {@code getBytes(UTF_8)} turns each
+     * into {@code '?'}, which would put {@code "\uD800"}, {@code "\uDC00"} and {@code "?"} in one bucket. Such
+     * strings are hashed as the byte {@code 0xFF} followed by their UTF-16 code units instead; {@code 0xFF} never
+     * occurs in UTF-8, so they cannot collide with a well-formed value, whose hash stays as it was.
+     */
+    private static byte[] bytes(String raw) {
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < raw.length() && Character.isLowSurrogate(raw.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                byte[] units = raw.getBytes(StandardCharsets.UTF_16BE);
+                byte[] marked = new byte[units.length + 1];
+                marked[0] = (byte) 0xFF;
+                System.arraycopy(units, 0, marked, 1, units.length);
+                return marked;
+            }
+        }
+        return raw.getBytes(StandardCharsets.UTF_8);
+    }
+
     private static boolean isVerbatim(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -47,7 +69,7 @@ public final class KeyMaterial {
 
     private static String hash(String raw) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(raw.getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes(raw));
             return Base64.getUrlEncoder().withoutPadding().encodeToString(digest).substring(0, 22);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JRE", e);

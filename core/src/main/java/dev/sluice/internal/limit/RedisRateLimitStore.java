@@ -4,6 +4,7 @@ import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.ScriptExecutor;
 import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -66,6 +67,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
         Object reply;
         try {
             reply = evalRetryingABrokenConnection(keys(requests), args(requests));
+        } catch (JedisDataException e) {
+            // Redis answered with an error: the script failed, typically an operator's replacement. Naming it
+            // tells the operator where to look; the failure mode applies as for an unreachable Redis.
+            throw new StoreUnavailableException("Lua script " + script.name() + " (" + script.location()
+                    + ") failed in Redis: " + e.getMessage(), e);
         } catch (JedisException e) {
             throw new StoreUnavailableException("Redis rate-limit call failed: " + e.getMessage(), e);
         }

@@ -53,20 +53,28 @@ public final class RedisStatus {
         }
     }
 
-    private synchronized void flip(boolean up, Throwable cause) {
-        if (reachable == up) {
-            return;
+    private void flip(boolean up, Throwable cause) {
+        boolean quiet;
+        synchronized (this) {
+            if (reachable == up) {
+                return;
+            }
+            reachable = up;
+            long now = System.nanoTime();
+            if (up) {
+                quiet = now - lastUpLog < QUIET_NANOS;
+                lastUpLog = quiet ? lastUpLog : now;
+            } else {
+                quiet = now - lastDownLog < QUIET_NANOS;
+                lastDownLog = quiet ? lastDownLog : now;
+            }
         }
-        reachable = up;
-        long now = System.nanoTime();
+        // Logged outside the lock: every request thread that saw the same change waits on it, and a slow log
+        // handler (a console pipe, a remote appender) held it for hundreds of milliseconds per outage.
         if (up) {
-            boolean quiet = now - lastUpLog < QUIET_NANOS;
-            lastUpLog = quiet ? lastUpLog : now;
             LOG.log(quiet ? Level.DEBUG : Level.WARNING, "Sluice (app " + app + "): Redis answers again; rate limits,"
                     + " locks and semaphores use it again");
         } else {
-            boolean quiet = now - lastDownLog < QUIET_NANOS;
-            lastDownLog = quiet ? lastDownLog : now;
             LOG.log(quiet ? Level.DEBUG : Level.WARNING, "Sluice (app " + app + "): Redis does not answer ("
                     + RedisFailures.describe(cause, settings) + "); rate limits follow sluice.on-redis-failure,"
                     + " locks and semaphores fail closed until it answers");

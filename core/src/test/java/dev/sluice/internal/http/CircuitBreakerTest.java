@@ -80,6 +80,17 @@ class CircuitBreakerTest {
         assertThat(breaker.millisUntilProbe()).isEqualTo(before - 500);
     }
 
+    @Test
+    void ignoresLateSuccessesOfCallsThatStartedBeforeItOpened() {
+        open();
+        breaker.onSuccess();
+        assertThat(breaker.isOpen()).as("still open until a probe succeeds").isTrue();
+        advanceMillis(1000);
+        assertThat(breaker.tryAcquire()).isTrue();
+        breaker.onSuccess();
+        assertThat(breaker.isOpen()).isFalse();
+    }
+
     private void open() {
         for (int i = 0; i < 3; i++) {
             assertThat(breaker.tryAcquire()).isTrue();

@@ -1,23 +1,32 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.test.RedisServer;
 
 import java.util.Map;
+import java.util.function.Supplier;
 
-/** Independent instances over one real Redis: each with its own pool, scripts executor and subscriber. */
+/**
+ * Independent instances over one real Redis (standalone or Cluster): each with its own pool, scripts executor and
+ * subscriber.
+ */
 final class RedisStoreFixture extends StoreFixture {
 
-    private final RedisServer redis;
+    private final Supplier<RedisSettings> settings;
 
     RedisStoreFixture(RedisServer redis) {
-        this.redis = redis;
+        this(redis::settings);
+    }
+
+    RedisStoreFixture(Supplier<RedisSettings> settings) {
+        this.settings = settings;
     }
 
     @Override
     Parts newParts() {
-        RedisConnector connector = RedisConnector.connect(redis.settings());
+        RedisConnector connector = RedisConnector.connect(settings.get());
         LockScripts scripts = LockScripts.load(Map.of());
         ScriptExecutor executor = ScriptExecutor.of(connector);
         String channel = LockServices.channel(prefix);

@@ -1,0 +1,101 @@
+package dev.sluice.internal.lock;
+
+import dev.sluice.LockHandle;
+import dev.sluice.LockLostException;
+import dev.sluice.LockNotAcquiredException;
+import dev.sluice.Permit;
+import dev.sluice.PermitNotAcquiredException;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.runtime.SluiceRuntime;
+import dev.sluice.test.RedisServer;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A lock or permit is held when its Redis dies: the holder must learn that it can no longer count on it, whether
+ * Redis stays away (no renewal confirmed for a whole lease) or comes back empty (the renewal finds the lease gone),
+ * and nobody gets it while Redis is away (fail closed).
+ */
+class HeldLockRedisFaultIT {
+
+    private static final Duration LEASE = Duration.ofMillis(900);
+
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
+
+    private SluiceRuntime runtime;
+    /** Another node of the application, contending for the same locks. */
+    private SluiceRuntime otherNode;
+
+    @BeforeEach
+    void start() {
+        REDIS.assumeControllable();
+        SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(Map.of(
+                "sluice.redis.uri", REDIS.uri(), "sluice.redis.timeout", "300ms")));
+        runtime = SluiceRuntime.start(config);
+        otherNode = SluiceRuntime.start(config);
+    }
+
+    @AfterEach
+    void stop() {
+        otherNode.close();
+        runtime.close();
+    }
+
+    @Test
+    void aHolderWhoseRedisIsKilledSeesTheLeaseLostAfterOneLeaseAndIsToldSoOnRelease() {
+        LockHandle held = runtime.locks().lock("invoice:7").acquire(LEASE, Duration.ZERO);
+        long killedAt = System.nanoTime();
+        REDIS.kill();
+
+        assertThatThrownBy(() -> otherNode.locks().lock("invoice:7").acquire(LEASE, Duration.ofMillis(200)))
+                .as("nobody else gets it meanwhile").isInstanceOf(LockNotAcquiredException.class)
+                .hasCauseInstanceOf(RuntimeException.class);
+        await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
+        long noticedAfter = Duration.ofNanos(System.nanoTime() - killedAt).toMillis();
+        System.out.println("held lock, Redis killed: isHeld() turned false " + noticedAfter + " ms after kill -9 (lease "
+                + LEASE.toMillis() + " ms)");
+
+        assertThat(noticedAfter).as("not before its lease could have run out").isGreaterThanOrEqualTo(
+                LEASE.toMillis() / 3);
+        assertThatThrownBy(held::close).isInstanceOf(LockLostException.class).hasMessageContaining("invoice:7");
+    }
+
+    @Test
+    void aHolderWhoseRedisRestartsEmptyLearnsAtTheNextRenewalThatTheLeaseIsGone() {
+        LockHandle held = runtime.locks().lock("invoice:8").acquire(LEASE, Duration.ZERO);
+        REDIS.kill();
+        REDIS.start();
+
+        await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
+        LockHandle next = otherNode.locks().lock("invoice:8").acquire(LEASE, Duration.ofSeconds(2));
+        assertThat(next.fencingToken()).as("fencing still increases without the counter").isGreaterThan(
+                held.fencingToken());
+        assertThatThrownBy(held::close).isInstanceOf(LockLostException.class);
+        assertThat(next.isHeld()).as("the lost holder's release left the new lock alone").isTrue();
+        next.close();
+    }
+
+    @Test
+    void aPermitHolderWhoseRedisIsKilledSeesThePermitLostAndNewPermitsFailClosed() {
+        Permit held = runtime.locks().semaphore("render", 2).acquire(LEASE, Duration.ZERO);
+        REDIS.kill();
+
+        assertThatThrownBy(() -> otherNode.locks().semaphore("render", 2).acquire(LEASE, Duration.ofMillis(200)))
+                .isInstanceOf(PermitNotAcquiredException.class).hasCauseInstanceOf(RuntimeException.class);
+        await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
+        assertThatThrownBy(held::close).isInstanceOf(LockLostException.class);
+    }
+}
