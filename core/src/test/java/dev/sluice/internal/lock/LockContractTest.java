@@ -173,12 +173,13 @@ abstract class LockContractTest {
         LockService holder = fixture.service();
         LockService contender = fixture.service();
         AtomicInteger stolen = new AtomicInteger();
-        // 600 ms, renewed every 200 ms: a 300 ms lease lost its renewal on a loaded CI machine (the same change as
-        // the semaphore's watchdog test).
-        try (LockHandle h = holder.lock("long-job").acquire(Duration.ofMillis(600), Duration.ZERO)) {
+        // The scenario: a 300 ms lease, renewed every 100 ms, held ten leases long. It needs the watchdog
+        // thread to run at least once per 300 ms; on a machine with a load average far above its core count
+        // (parallel builds) that is not guaranteed, and the test says so by failing.
+        try (LockHandle h = holder.lock("long-job").acquire(Duration.ofMillis(300), Duration.ZERO)) {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3000);
             while (System.nanoTime() < end) {
-                // The scenario: a method that runs five leases long while others keep trying.
+                // A method that runs ten leases long while others keep trying.
                 contender.lock("long-job").tryAcquire(LONG_LEASE).ifPresent(stolenHandle -> {
                     stolen.incrementAndGet();
                     stolenHandle.close();
