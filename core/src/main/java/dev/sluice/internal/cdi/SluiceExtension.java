@@ -14,7 +14,10 @@ import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.AfterTypeDiscovery;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
+import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
+import jakarta.enterprise.inject.spi.ProcessSyntheticAnnotatedType;
 import jakarta.enterprise.inject.spi.BeforeShutdown;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
@@ -78,7 +81,27 @@ public class SluiceExtension implements Extension {
         for (Class<?> type : new Class<?>[] {LockedInterceptor.class, BoundedInterceptor.class, DefaultSluice.class}) {
             event.addAnnotatedType(beanManager.createAnnotatedType(type), SluiceExtension.class.getName() + "#" + type.getSimpleName());
         }
-        if (healthApiPresent()) {
+    }
+
+    private static final String HEALTH_CHECK = "dev.sluice.internal.cdi.SluiceRedisHealthCheck";
+    private boolean healthCheckDiscovered;
+
+    /**
+     * Notes whether the container discovered the health check in sluice-core's own bean archive
+     * (META-INF/beans.xml). Servers look readiness checks up through the application's BeanManager, and a bean
+     * that only an extension added lives in the extension's archive, which WildFly's health lookup does not
+     * see; a discovered one is found like any application bean.
+     */
+    void noteDiscoveredHealthCheck(@Observes ProcessAnnotatedType<?> event) {
+        if (!(event instanceof ProcessSyntheticAnnotatedType)
+                && HEALTH_CHECK.equals(event.getAnnotatedType().getJavaClass().getName())) {
+            healthCheckDiscovered = true;
+        }
+    }
+
+    /** Where sluice-core is not scanned (Weld SE with explicit classes, tests), the extension adds the check. */
+    void addHealthCheckIfNotDiscovered(@Observes AfterTypeDiscovery event, BeanManager beanManager) {
+        if (!healthCheckDiscovered && healthApiPresent()) {
             // Named only here, after the check: without MP Health the class is never loaded.
             event.addAnnotatedType(beanManager.createAnnotatedType(SluiceRedisHealthCheck.class),
                     SluiceExtension.class.getName() + "#SluiceRedisHealthCheck");
