@@ -1,6 +1,7 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.redis.CallCombiner;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.ScriptExecutor;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -18,6 +19,11 @@ import java.util.Map;
  * decision in standalone and Sentinel mode, one per hash slot in Cluster mode (each slot atomic on its
  * own, so a policy denied in one slot does not undo a charge already made in another).
  *
+ * <p>In standalone and Sentinel mode, decisions that threads ask for at the same time travel together: a
+ * {@link CallCombiner} gathers them and sends them as one pipeline of {@code EVALSHA}s on one connection (each
+ * still its own atomic script call). A lone caller sends its own call at once, as without combining. Cluster
+ * mode sends each call on its own, since a batch would span nodes.
+ *
  * <p>Thread-safe; holds no connection of its own.
  */
 public final class RedisRateLimitStore implements RateLimitStore {
@@ -26,17 +32,36 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private final LuaScript script;
     private final boolean cluster;
     private final Runnable discardIdleConnections;
+    private final CallCombiner<ScriptCall, Object> combiner;
+
+    /** One {@code EVALSHA} of {@code gcra.lua}. */
+    record ScriptCall(List<String> keys, List<String> args) {
+    }
+
+    /** Combines concurrent decisions with the default sizes; see the other constructor. */
+    public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, RedisSettings.Mode mode,
+            Runnable discardIdleConnections) {
+        this(executor, script, mode, discardIdleConnections, DEFAULT_SENDERS, DEFAULT_BATCH);
+    }
+
+    /** Batches in flight at once when combining. */
+    public static final int DEFAULT_SENDERS = 2;
+    /** Most decisions in one batch. */
+    public static final int DEFAULT_BATCH = 64;
 
     /**
      * @param discardIdleConnections called when a pooled connection turns out to be broken (Redis restarted),
      *                               before the one retry
+     * @param senders                batches in flight at once; 0 sends every decision on its own
+     * @param batch                  most decisions in one batch
      */
     public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, RedisSettings.Mode mode,
-            Runnable discardIdleConnections) {
+            Runnable discardIdleConnections, int senders, int batch) {
         this.executor = executor;
         this.script = script;
         this.cluster = mode == RedisSettings.Mode.CLUSTER;
         this.discardIdleConnections = discardIdleConnections;
+        this.combiner = cluster || senders == 0 ? null : new CallCombiner<>(senders, batch, this::send);
     }
 
     @Override
@@ -66,7 +91,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private List<BucketOutcome> call(List<BucketRequest> requests) {
         Object reply;
         try {
-            reply = evalRetryingABrokenConnection(keys(requests), args(requests));
+            reply = combiner == null ? evalRetryingABrokenConnection(keys(requests), args(requests))
+                    : combiner.call(new ScriptCall(keys(requests), args(requests)));
         } catch (JedisDataException e) {
             // Redis answered with an error: the script failed, typically an operator's replacement. Naming it
             // tells the operator where to look; the failure mode applies as for an unreachable Redis.
@@ -136,6 +162,45 @@ public final class RedisRateLimitStore implements RateLimitStore {
             }
             discardIdleConnections.run();
             return executor.eval(script, keys, args);
+        }
+    }
+
+    /**
+     * Sends a combined batch. One call goes alone, exactly as without combining; more go as one pipeline, retried
+     * as a whole on a fresh connection if the connection broke, and never after a timeout.
+     */
+    private void send(List<CallCombiner.Call<ScriptCall, Object>> batch) {
+        if (batch.size() == 1) {
+            CallCombiner.Call<ScriptCall, Object> only = batch.get(0);
+            try {
+                only.complete(evalRetryingABrokenConnection(only.request().keys(), only.request().args()));
+            } catch (JedisDataException answeredWithAnError) {
+                only.fail(answeredWithAnError);
+            }
+            return;
+        }
+        List<List<String>> keys = new ArrayList<>(batch.size());
+        List<List<String>> args = new ArrayList<>(batch.size());
+        for (CallCombiner.Call<ScriptCall, Object> call : batch) {
+            keys.add(call.request().keys());
+            args.add(call.request().args());
+        }
+        List<Object> replies;
+        try {
+            replies = executor.evalAll(script, keys, args);
+        } catch (JedisConnectionException e) {
+            if (isTimeout(e)) {
+                throw e;
+            }
+            discardIdleConnections.run();
+            replies = executor.evalAll(script, keys, args);
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            if (replies.get(i) instanceof JedisDataException answeredWithAnError) {
+                batch.get(i).fail(answeredWithAnError);
+            } else {
+                batch.get(i).complete(replies.get(i));
+            }
         }
     }
 

@@ -1,0 +1,200 @@
+package dev.sluice.internal.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Flat combining of concurrent calls: the calling threads themselves, not a dispatcher thread, gather what
+ * other threads asked for and send it as one batch. A caller enqueues its request; while fewer than
+ * {@code maxSenders} callers are sending, it becomes a sender, takes up to {@code maxBatch} queued requests
+ * (its own included), hands them to the {@link Sender} and completes each one's waiting caller. Otherwise it
+ * parks until another sender completes its request. A caller that finds a sender slot free does not queue at
+ * all, so a lone thread sends its own request at once, on its own thread.
+ *
+ * <p><b>No request is stranded.</b> The queue is only left non-empty with no sender active if the last sender
+ * to leave saw it empty. The argument, with sequentially consistent atomics (the queue and the sender count):
+ * <ul>
+ * <li>A waiter enqueues first and reads the sender count afterwards. It parks only after seeing all
+ *     {@code maxSenders} slots taken, so each of those senders leaves (decrements the count, then looks at
+ *     the queue) after the waiter was enqueued.</li>
+ * <li>A sender that leaves and finds the queue non-empty wakes the waiter at its head. That waiter, if its
+ *     request is not done, takes a free slot and sends (draining from the head, so the queue shrinks), or
+ *     finds every slot taken again, by senders that will themselves look at the queue when they leave. If its
+ *     request is already done, the sender that took it from the queue did so after the look, is still
+ *     active, and will look at the queue when it leaves.</li>
+ * <li>A request is completed only after it has left the queue, and every request taken from the queue is
+ *     completed: by its reply, by the failure of its batch, or (should the sender break its contract) by an
+ *     {@link IllegalStateException}.</li>
+ * </ul>
+ * A waiter that wakes without its request being done sends for the queue when it can, so spurious wake-ups
+ * are harmless.
+ *
+ * <p><b>Failures.</b> When the sender throws for a whole batch (the connection failed or timed out), every
+ * request of the batch fails with that exception, and so do the requests queued behind it at that moment: they
+ * would be sent to the same unresponsive server, and queuing them for another timeout would make a hung server
+ * cost each caller several timeouts instead of one.
+ *
+ * <p>Thread-safe.
+ *
+ * @param <T> a request
+ * @param <R> its reply
+ */
+public final class CallCombiner<T, R> {
+
+    /** Sends one batch: completes or fails every call of it, or throws to fail them all. */
+    @FunctionalInterface
+    public interface Sender<T, R> {
+        void send(List<Call<T, R>> batch);
+    }
+
+    /** One caller's request, waiting for its reply. Completed at most once; later completions are ignored. */
+    public static final class Call<T, R> {
+        private final T request;
+        private final Thread caller;
+        private R reply;
+        private RuntimeException failure;
+        private volatile boolean done;
+
+        Call(T request, Thread caller) {
+            this.request = request;
+            this.caller = caller;
+        }
+
+        public T request() {
+            return request;
+        }
+
+        public void complete(R value) {
+            if (!done) {
+                reply = value;
+                finish();
+            }
+        }
+
+        public void fail(RuntimeException problem) {
+            if (!done) {
+                failure = problem;
+                finish();
+            }
+        }
+
+        boolean done() {
+            return done;
+        }
+
+        private void finish() {
+            done = true;
+            if (caller != Thread.currentThread()) {
+                LockSupport.unpark(caller);
+            }
+        }
+
+        private R result() {
+            if (failure != null) {
+                throw failure;
+            }
+            return reply;
+        }
+    }
+
+    private final ConcurrentLinkedQueue<Call<T, R>> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger senders = new AtomicInteger();
+    private final int maxSenders;
+    private final int maxBatch;
+    private final Sender<T, R> sender;
+
+    /**
+     * @param maxSenders how many batches may be in flight at once, {@code >= 1}
+     * @param maxBatch   most requests in one batch, {@code >= 1}
+     */
+    public CallCombiner(int maxSenders, int maxBatch, Sender<T, R> sender) {
+        if (maxSenders < 1 || maxBatch < 1) {
+            throw new IllegalArgumentException("maxSenders " + maxSenders + " and maxBatch " + maxBatch
+                    + " must be at least 1");
+        }
+        this.maxSenders = maxSenders;
+        this.maxBatch = maxBatch;
+        this.sender = sender;
+    }
+
+    /**
+     * Sends {@code request}, alone or in a batch with other threads' requests, and returns its reply.
+     *
+     * @throws RuntimeException what the sender failed this request with
+     */
+    public R call(T request) {
+        Call<T, R> call = new Call<>(request, Thread.currentThread());
+        if (tryStartSending()) {
+            sendAndLeave(call);
+            return call.result();
+        }
+        queue.add(call);
+        while (!call.done()) {
+            if (!queue.isEmpty() && tryStartSending()) {
+                sendAndLeave(null);
+            } else {
+                LockSupport.park(this);
+            }
+        }
+        return call.result();
+    }
+
+    /** Requests waiting for a sender (tests). */
+    int queued() {
+        return queue.size();
+    }
+
+    private boolean tryStartSending() {
+        for (int active = senders.get(); active < maxSenders; active = senders.get()) {
+            if (senders.compareAndSet(active, active + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Sends {@code own} (may be null) with what is queued, then gives up the slot and wakes the next in line. */
+    private void sendAndLeave(Call<T, R> own) {
+        List<Call<T, R>> batch = new ArrayList<>(own == null ? 8 : 1);
+        if (own != null) {
+            batch.add(own);
+        }
+        for (Call<T, R> next; batch.size() < maxBatch && (next = queue.poll()) != null; ) {
+            batch.add(next);
+        }
+        try {
+            if (!batch.isEmpty()) {
+                send(batch);
+            }
+        } finally {
+            senders.decrementAndGet();
+            Call<T, R> head = queue.peek();
+            if (head != null) {
+                LockSupport.unpark(head.caller);
+            }
+        }
+    }
+
+    private void send(List<Call<T, R>> batch) {
+        try {
+            sender.send(batch);
+        } catch (RuntimeException | Error problem) {
+            RuntimeException failure = problem instanceof RuntimeException runtime ? runtime
+                    : new IllegalStateException("sending a batch failed: " + problem, problem);
+            batch.forEach(c -> c.fail(failure));
+            for (Call<T, R> queued; (queued = queue.poll()) != null; ) {
+                queued.fail(failure);
+            }
+            if (problem instanceof Error error) {
+                throw error;
+            }
+        } finally {
+            for (Call<T, R> call : batch) {
+                call.fail(new IllegalStateException("the batch sender left a request unanswered"));
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package dev.sluice.internal.redis;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+class CallCombinerTest {
+
+    /** Far above what the stress run needs; only a stranded caller (a hang) reaches it. */
+    private static final Duration HANG = Duration.ofMinutes(2);
+
+    @Test
+    void aLoneCallerSendsItsOwnRequestOnItsOwnThread() {
+        Thread caller = Thread.currentThread();
+        AtomicReference<Thread> sentBy = new AtomicReference<>();
+        CallCombiner<Integer, Integer> combiner = new CallCombiner<>(2, 64, batch -> {
+            sentBy.set(Thread.currentThread());
+            batch.forEach(c -> c.complete(c.request() * 2));
+        });
+
+        assertThat(combiner.call(21)).isEqualTo(42);
+        assertThat(sentBy.get()).isSameAs(caller);
+    }
+
+    @Test
+    void everyCallerOfAStressRunGetsItsOwnAnswer() throws Exception {
+        int threads = 48;
+        int callsEach = 3_000;
+        AtomicInteger batches = new AtomicInteger();
+        AtomicInteger largest = new AtomicInteger();
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger mostInFlight = new AtomicInteger();
+        Random seeds = new Random();
+        CallCombiner<Long, Long> combiner = new CallCombiner<>(2, 16, batch -> {
+            mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            batches.incrementAndGet();
+            largest.accumulateAndGet(batch.size(), Math::max);
+            ThreadLocalRandomPause.maybe();
+            // Completed in a shuffled order, some failed one by one: completion order must not matter.
+            List<CallCombiner.Call<Long, Long>> shuffled = new ArrayList<>(batch);
+            java.util.Collections.shuffle(shuffled);
+            inFlight.decrementAndGet();
+            for (CallCombiner.Call<Long, Long> call : shuffled) {
+                if (call.request() % 97 == 0) {
+                    call.fail(new IllegalArgumentException("refused " + call.request()));
+                } else {
+                    call.complete(call.request() * 3);
+                }
+            }
+        });
+
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long seed = seeds.nextLong();
+                long base = (long) t * callsEach;
+                results.add(pool.submit(() -> {
+                    Random random = new Random(seed);
+                    int answered = 0;
+                    for (int i = 0; i < callsEach; i++) {
+                        long request = base + i;
+                        if (random.nextInt(4) == 0) {
+                            LockSupport.parkNanos(random.nextInt(20_000));
+                        }
+                        if (request % 97 == 0) {
+                            assertThatThrownBy(() -> combiner.call(request)).hasMessage("refused " + request);
+                        } else {
+                            assertThat(combiner.call(request)).isEqualTo(request * 3);
+                        }
+                        answered++;
+                    }
+                    return answered;
+                }));
+            }
+            assertTimeoutPreemptively(HANG, () -> {
+                for (Future<Integer> result : results) {
+                    assertThat(result.get()).isEqualTo(callsEach);
+                }
+            }, "a caller was stranded in the queue");
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(mostInFlight.get()).as("batches in flight at once").isLessThanOrEqualTo(2);
+        assertThat(largest.get()).as("largest batch").isLessThanOrEqualTo(16).isGreaterThan(1);
+        assertThat(batches.get()).as("batches").isLessThan(threads * callsEach);
+    }
+
+    @Test
+    void aCallerQueuedBehindTheLastSenderIsSentWhenThatSenderLeavesThoughNobodyElseCalls() throws Exception {
+        CountDownLatch sending = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<List<String>> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            batches.add(batch.stream().map(CallCombiner.Call::request).toList());
+            if (batches.size() == 1) {
+                sending.countDown();
+                await(release);
+            }
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<String> first = pool.submit(() -> combiner.call("first"));
+            sending.await();
+            AtomicReference<Thread> waiter = new AtomicReference<>();
+            Future<String> second = pool.submit(() -> {
+                waiter.set(Thread.currentThread());
+                return combiner.call("second");
+            });
+            awaitQueued(combiner, 1);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> waiter.get().getState() == Thread.State.WAITING);
+            release.countDown();
+
+            assertThat(first.get()).isEqualTo("ok first");
+            assertTimeoutPreemptively(HANG, () -> assertThat(second.get()).isEqualTo("ok second"),
+                    "the queued caller was stranded");
+            assertThat(batches).containsExactly(List.of("first"), List.of("second"));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aFailedBatchFailsTheCallersQueuedBehindItButNotLaterOnes() throws Exception {
+        CountDownLatch sending = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger sent = new AtomicInteger();
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            if (sent.incrementAndGet() == 1) {
+                sending.countDown();
+                await(release);
+                throw new IllegalStateException("connection timed out");
+            }
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            Future<String> first = pool.submit(() -> combiner.call("first"));
+            sending.await();
+            List<Future<String>> queued = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String name = "queued " + i;
+                queued.add(pool.submit(() -> combiner.call(name)));
+            }
+            awaitQueued(combiner, 3);
+            release.countDown();
+
+            assertThatThrownBy(first::get).hasRootCauseMessage("connection timed out");
+            for (Future<String> q : queued) {
+                assertThatThrownBy(q::get).hasRootCauseMessage("connection timed out");
+            }
+            assertThat(sent.get()).as("batches sent: the queued callers were not sent into the timeout again")
+                    .isEqualTo(1);
+            assertThat(combiner.call("later")).isEqualTo("ok later");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aSenderThatLeavesARequestUnansweredFailsItInsteadOfStrandingIt() {
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+        });
+
+        assertThatThrownBy(() -> combiner.call("forgotten")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("unanswered");
+    }
+
+    private static void awaitQueued(CallCombiner<?, ?> combiner, int count) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> combiner.queued() == count);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Holds a sender a little now and then, so that queues build up and drain in many interleavings. */
+    private static final class ThreadLocalRandomPause {
+        static void maybe() {
+            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            if (random.nextInt(3) == 0) {
+                LockSupport.parkNanos(random.nextInt(50_000));
+            } else if (random.nextBoolean()) {
+                Thread.yield();
+            }
+        }
+    }
+}
