@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param tls          whether to use TLS ({@code rediss://})
  * @param timeout      socket and command timeout
  * @param pool         connection pool settings
+ * @param pipelining   whether rate-limit decisions asked for at the same time share one pipeline
+ *                     ({@code sluice.redis.pipelining}, {@code true} by default; standalone and Sentinel)
  */
 public record RedisSettings(
         Optional<String> uri,
@@ -32,7 +34,8 @@ public record RedisSettings(
         int database,
         boolean tls,
         Duration timeout,
-        Pool pool) {
+        Pool pool,
+        boolean pipelining) {
 
     /** Pool settings: {@code sluice.redis.pool.*}. */
     public record Pool(int maxTotal, int maxIdle, int minIdle, Duration maxWait) {
@@ -47,6 +50,14 @@ public record RedisSettings(
         sentinels = List.copyOf(sentinels);
         clusterNodes = List.copyOf(clusterNodes);
         redlockNodes = List.copyOf(redlockNodes);
+    }
+
+    /** Settings with pipelining on, its default. */
+    public RedisSettings(Optional<String> uri, List<String> sentinels, Optional<String> masterName,
+            List<String> clusterNodes, List<String> redlockNodes, Optional<String> user, Optional<String> password,
+            int database, boolean tls, Duration timeout, Pool pool) {
+        this(uri, sentinels, masterName, clusterNodes, redlockNodes, user, password, database, tls, timeout, pool,
+                true);
     }
 
     /** Settings for the in-process store (nothing configured). */
@@ -71,6 +82,6 @@ public record RedisSettings(
                 + ", masterName=" + masterName.orElse("-") + ", clusterNodes=" + clusterNodes
                 + ", redlockNodes=" + redlockNodes.size() + ", user=" + user.orElse("-")
                 + ", password=" + (password.isPresent() ? "****" : "-") + ", database=" + database
-                + ", tls=" + tls + ", timeout=" + timeout + ", pool=" + pool + "]";
+                + ", tls=" + tls + ", timeout=" + timeout + ", pool=" + pool + ", pipelining=" + pipelining + "]";
     }
 }

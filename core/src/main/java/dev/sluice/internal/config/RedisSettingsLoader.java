@@ -28,9 +28,10 @@ final class RedisSettingsLoader {
     static final String POOL_MAX_IDLE = "sluice.redis.pool.max-idle";
     static final String POOL_MIN_IDLE = "sluice.redis.pool.min-idle";
     static final String POOL_MAX_WAIT = "sluice.redis.pool.max-wait";
+    static final String PIPELINING = "sluice.redis.pipelining";
 
     static final List<String> KEYS = List.of(URI, SENTINELS, MASTER_NAME, CLUSTER_NODES, REDLOCK_NODES, USER,
-            PASSWORD, TIMEOUT, POOL_MAX_TOTAL, POOL_MAX_IDLE, POOL_MIN_IDLE, POOL_MAX_WAIT);
+            PASSWORD, TIMEOUT, POOL_MAX_TOTAL, POOL_MAX_IDLE, POOL_MIN_IDLE, POOL_MAX_WAIT, PIPELINING);
 
     /** Fewest Redlock masters that survive the loss of one. */
     static final int MIN_REDLOCK_NODES = 3;
@@ -87,7 +88,8 @@ final class RedisSettingsLoader {
                 uri.map(RedisUri::database).orElse(0),
                 uri.map(RedisUri::tls).orElse(false),
                 source.get(TIMEOUT).map(v -> millis(TIMEOUT, v)).orElse(RedisSettings.DEFAULT_TIMEOUT),
-                pool(source));
+                pool(source),
+                source.get(PIPELINING).map(v -> Values.bool(PIPELINING, v.trim())).orElse(true));
     }
 
     private static RedisSettings.Pool pool(ConfigSource source) {

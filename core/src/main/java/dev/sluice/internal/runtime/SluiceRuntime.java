@@ -91,7 +91,9 @@ public final class SluiceRuntime implements AutoCloseable {
             ScriptExecutor executor = ScriptExecutor.of(connector);
             executor.preload(List.of(gcra));
             return started(new SluiceRuntime(config, connector, executor,
-                    new RedisRateLimitStore(executor, gcra, config.redis().mode(), connector::discardIdleConnections),
+                    new RedisRateLimitStore(executor, gcra, config.redis().mode(), connector::discardIdleConnections,
+                            config.redis().pipelining() ? RedisRateLimitStore.DEFAULT_SENDERS : 0,
+                            RedisRateLimitStore.DEFAULT_BATCH),
                     SluiceMetrics.start(app, config.redis())), application);
         } catch (RuntimeException e) {
             connector.close();

@@ -96,6 +96,14 @@ class RedisSettingsLoaderTest {
     }
 
     @Test
+    void pipelinesUnlessSwitchedOff() {
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://h:6379")).pipelining()).isTrue();
+        assertThat(redis(Map.of("sluice.redis.pipelining", "FALSE")).pipelining()).isFalse();
+        String message = rejects(Map.of("sluice.redis.pipelining", "off"), "sluice.redis.pipelining", "\"off\"");
+        assertThat(message).contains("true or false");
+    }
+
+    @Test
     void rejectsUriWithoutScheme() {
         rejects(Map.of("sluice.redis.uri", "redis//host:6379"), "sluice.redis.uri", "\"redis//host:6379\"");
     }

@@ -51,6 +51,9 @@ class GcraDifferentialIT {
         for (int i = 0; i < 6; i++) {
             shapes.add(randomShape(random));
         }
+        // gcra.lua decides one policy of one bandwidth on a path of its own: make sure it is fed.
+        shapes.set(0, randomShape(random).subList(0, 1));
+        int alone = 0;
         int denied = 0;
         int never = 0;
         for (int op = 0; op < OPERATIONS; op++) {
@@ -72,6 +75,7 @@ class GcraDifferentialIT {
             List<BucketOutcome> fromJava = local.consume(requests);
 
             assertThat(fromJava).as("operation %d of seed %d: %s", op, seed, requests).isEqualTo(fromRedis);
+            alone += requests.size() == 1 && requests.get(0).limits().size() == 1 ? 1 : 0;
             denied += fromJava.stream().anyMatch(o -> !o.allowed()) ? 1 : 0;
             never += fromJava.stream().anyMatch(o -> o.waitMicros() < 0) ? 1 : 0;
 
@@ -81,6 +85,7 @@ class GcraDifferentialIT {
         // The sequence must exercise both answers, or it proves little.
         assertThat(denied).isBetween(OPERATIONS / 20, OPERATIONS - OPERATIONS / 20);
         assertThat(never).isPositive();
+        assertThat(alone).as("decisions of one policy of one bandwidth").isGreaterThan(OPERATIONS / 50);
     }
 
     private static List<BucketRequest.Limit> randomShape(Random random) {

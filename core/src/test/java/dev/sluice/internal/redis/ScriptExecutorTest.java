@@ -86,6 +86,40 @@ class ScriptExecutorTest {
     }
 
     @Test
+    void aPipelinedBatchRunsEveryCallInOrderAsOneEvalshaEach() {
+        executor.preload(List.of(incr));
+        redis.resetStats();
+
+        List<Object> replies = executor.evalAll(incr, List.of(List.of("a"), List.of("b"), List.of("a")),
+                List.of(List.of("1"), List.of("5"), List.of("2")));
+
+        assertThat(replies).containsExactly(1L, 5L, 3L);
+        assertThat(redis.commandCount("evalsha")).isEqualTo(3);
+        assertThat(redis.commandCount("eval")).isZero();
+    }
+
+    @Test
+    void aBatchRedisLacksTheScriptForIsLoadedOnceAndEveryCallRunsOnce() {
+        List<Object> replies = executor.evalAll(incr, List.of(List.of("a"), List.of("b"), List.of("a")),
+                List.of(List.of("1"), List.of("5"), List.of("2")));
+
+        assertThat(replies).containsExactly(1L, 5L, 3L);
+        assertThat(redis.commandCount("script|load")).isEqualTo(1);
+        assertThat(redis.commandCount("evalsha")).as("three NOSCRIPT, three re-runs").isEqualTo(6);
+    }
+
+    @Test
+    void aCallOfABatchWhoseScriptFailsFailsAloneAndTheOthersStand() {
+        List<Object> replies = executor.evalAll(incr, List.of(List.of("a"), List.of("b"), List.of("a")),
+                List.of(List.of("1"), List.of("not a number"), List.of("2")));
+
+        assertThat(replies.get(0)).isEqualTo(1L);
+        assertThat(replies.get(1)).isInstanceOfSatisfying(redis.clients.jedis.exceptions.JedisDataException.class,
+                e -> assertThat(e.getMessage()).contains("not an integer"));
+        assertThat(replies.get(2)).isEqualTo(3L);
+    }
+
+    @Test
     void redisRestartBetweenTwoCallsIsInvisibleOnceReconnected() {
         redis.assumeControllable();
         executor.preload(List.of(incr));
