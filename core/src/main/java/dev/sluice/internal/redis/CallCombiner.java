@@ -132,12 +132,19 @@ public final class CallCombiner<T, R> {
             return call.result();
         }
         queue.add(call);
+        // Like a blocking socket read, the wait is not interruptible (the reply is on its way within the socket
+        // timeout); the interrupt is kept for the caller, and cleared meanwhile so that park does not spin.
+        boolean interrupted = false;
         while (!call.done()) {
             if (!queue.isEmpty() && tryStartSending()) {
                 sendAndLeave(null);
             } else {
                 LockSupport.park(this);
+                interrupted |= Thread.interrupted();
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         return call.result();
     }

@@ -138,6 +138,43 @@ class CallCombinerTest {
     }
 
     @Test
+    void anInterruptedWaiterStillGetsItsAnswerAndKeepsTheInterrupt() throws Exception {
+        CountDownLatch sending = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger sent = new AtomicInteger();
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            if (sent.incrementAndGet() == 1) {
+                sending.countDown();
+                await(release);
+            }
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<String> first = pool.submit(() -> combiner.call("first"));
+            sending.await();
+            AtomicReference<Thread> waiter = new AtomicReference<>();
+            Future<String> second = pool.submit(() -> {
+                waiter.set(Thread.currentThread());
+                String reply = combiner.call("second");
+                return reply + (Thread.currentThread().isInterrupted() ? ", interrupted" : "");
+            });
+            awaitQueued(combiner, 1);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> waiter.get().getState() == Thread.State.WAITING);
+            waiter.get().interrupt();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> waiter.get().getState() == Thread.State.WAITING);
+            release.countDown();
+
+            assertThat(first.get()).isEqualTo("ok first");
+            assertThat(second.get()).isEqualTo("ok second, interrupted");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void aFailedBatchFailsTheCallersQueuedBehindItButNotLaterOnes() throws Exception {
         CountDownLatch sending = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
