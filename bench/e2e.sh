@@ -5,14 +5,17 @@
 #   bench/e2e.sh                 build the sample, then 3 rounds of A/B (with, without)
 #   SLUICE_E2E_SKIP_BUILD=1 bench/e2e.sh   reuse ear-sample/it/target from the last build
 #
+# bench/run.sh runs this script as its "e2e" part (1 round of 10 s in quick mode, 3 rounds of 20 s in full
+# mode) and puts the results in docs/performance.md; run alone, it only prints them.
+#
 # Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (20s), SLUICE_E2E_DURATION (20s),
-# SLUICE_E2E_THREADS (2), SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780),
-# SLUICE_E2E_DOC=0 to leave docs/performance.md alone.
+# SLUICE_E2E_THREADS (2), SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780).
 #
 # Both variants switch the JAX-RS policy of /api/hello off (sluice.limit.api.enabled=false), so the only
 # difference is the filter: one EVALSHA per request to a local redis-server. WildFly is restarted for every
-# run (same flags but the filter's), warmed up, then measured. Prints a table and rewrites the block between
-# bench:e2e:start and bench:e2e:end in docs/performance.md.
+# run (same flags but the filter's), warmed up, then measured. Prints a table and writes one line per run to
+# ear-sample/it/target/e2e-bench/results/summary.txt: round, variant, requests/s, p99 µs, and the CPU µs per
+# request of WildFly, redis-server and wrk.
 # Needs: JDK 17, Maven, redis-server, wrk (Debian: apt-get install wrk redis-server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -216,32 +219,3 @@ table=$(awk -v rounds="$rounds" '
     }' "$run_dir/results/summary.txt")
 echo
 echo "$table"
-
-if [[ "${SLUICE_E2E_DOC:-1}" != 0 ]]; then
-    doc="$root/docs/performance.md"
-    cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-    block=$(cat <<EOF
-Measured $(date -u +%Y-%m-%d) by \`bench/e2e.sh\` on $(nproc) CPUs ($cpu), WildFly $(basename "$wildfly_home" | sed 's/^wildfly-//'),
-wrk and WildFly on the same machine: \`wrk -t$threads -c$connections -d$duration --latency\` against the plain WAR's
-\`GET /sample-plain/api/hello\` on 127.0.0.1 after a $warmup warm-up, WildFly restarted for every run,
-$rounds rounds alternating with and without the filter. Both variants switch the endpoint's JAX-RS policy off
-(\`-Dsluice.limit.api.enabled=false\`); "with" adds a filter policy on that path that is never reached
-(\`-Dsluice.limit.e2e.rate=1000000/1s -Dsluice.limit.e2e.paths=/api/hello\`, one \`EVALSHA\` per request to a
-loopback redis-server), "without" is \`-Dsluice.filter.enabled=false\`. Spread: sample standard deviation
-over the rounds. CPU per request: user + system time of each process over the measured run (\`/proc/<pid>/stat\`,
-bash's \`times\` for wrk) divided by the requests served; on two shared CPUs it shows where the machine's time
-goes better than requests/s does.
-
-$table
-EOF
-)
-    if grep -q '<!-- bench:e2e:start' "$doc"; then
-        BLOCK="$block" awk '
-            /<!-- bench:e2e:start/ { print; print ""; print ENVIRON["BLOCK"]; print ""; skip = 1; next }
-            /<!-- bench:e2e:end/ { skip = 0 }
-            !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
-        echo "Rewrote the end-to-end block of docs/performance.md"
-    else
-        echo "docs/performance.md has no bench:e2e block; left it alone" >&2
-    fi
-fi
