@@ -5,21 +5,24 @@
 #   bench/e2e.sh                 build the sample, then 3 rounds of A/B (with, without)
 #   SLUICE_E2E_SKIP_BUILD=1 bench/e2e.sh   reuse ear-sample/it/target from the last build
 #
-# Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (10s), SLUICE_E2E_DURATION (20s),
-# SLUICE_E2E_THREADS (2), SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780),
-# SLUICE_E2E_DOC=0 to leave docs/performance.md alone.
+# bench/run.sh runs this script as its "e2e" part (1 round of 10 s in quick mode, 3 rounds of 20 s in full
+# mode) and puts the results in docs/performance.md; run alone, it only prints them.
+#
+# Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (20s), SLUICE_E2E_DURATION (20s),
+# SLUICE_E2E_THREADS (2), SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780).
 #
 # Both variants switch the JAX-RS policy of /api/hello off (sluice.limit.api.enabled=false), so the only
 # difference is the filter: one EVALSHA per request to a local redis-server. WildFly is restarted for every
-# run (same flags but the filter's), warmed up, then measured. Prints a table and rewrites the block between
-# bench:e2e:start and bench:e2e:end in docs/performance.md.
+# run (same flags but the filter's), warmed up, then measured. Prints a table and writes one line per run to
+# ear-sample/it/target/e2e-bench/results/summary.txt: round, variant, requests/s, p99 µs, and the CPU µs per
+# request of WildFly, redis-server and wrk.
 # Needs: JDK 17, Maven, redis-server, wrk (Debian: apt-get install wrk redis-server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 rounds=${SLUICE_E2E_ROUNDS:-3}
-warmup=${SLUICE_E2E_WARMUP:-10s}
+warmup=${SLUICE_E2E_WARMUP:-20s}
 duration=${SLUICE_E2E_DURATION:-20s}
 threads=${SLUICE_E2E_THREADS:-2}
 connections=${SLUICE_E2E_CONNECTIONS:-32}
@@ -135,6 +138,20 @@ start_wildfly() {
     fi
 }
 
+# CPU time (user + system, in clock ticks) of a process so far, and of this shell's waited-for children.
+clock_ticks=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+snapshot_children() {
+    # bash's `times`, run in this shell (a subshell would see no children): its second line is the children's
+    # user and system time, e.g. "0m1.230s 0m0.450s"
+    times > "$run_dir/results/times.txt"
+}
+children_ticks_read() {
+    awk -v hz="$clock_ticks" 'NR == 2 { t = 0
+        for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] }
+        printf "%.0f", t * hz }' "$run_dir/results/times.txt"
+}
+
 # wrk latency to microseconds: 812.00us, 1.23ms, 2.00s
 to_us() {
     awk -v v="$1" 'BEGIN {
@@ -149,7 +166,17 @@ for round in $(seq 1 "$rounds"); do
         start_wildfly "$variant"
         wrk -t"$threads" -c"$connections" -d"$warmup" "$url" > "$run_dir/results/warmup-$round-$variant.txt"
         out="$run_dir/results/run-$round-$variant.txt"
+        java_pid=$(pgrep -P "$wildfly_pid" java | head -n 1)
+        read -r wildfly_cpu0 < <(cpu_ticks "$java_pid"); read -r redis_cpu0 < <(cpu_ticks "$redis_pid")
+        snapshot_children; wrk_cpu0=$(children_ticks_read)
         wrk -t"$threads" -c"$connections" -d"$duration" --latency "$url" > "$out"
+        snapshot_children; wrk_cpu1=$(children_ticks_read)
+        read -r wildfly_cpu1 < <(cpu_ticks "$java_pid"); read -r redis_cpu1 < <(cpu_ticks "$redis_pid")
+        requests=$(awk '/requests in/ {print $1; exit}' "$out")
+        cpu_per_request() { awk -v a="$1" -v b="$2" -v n="$requests" -v hz="$clock_ticks" 'BEGIN { printf "%.0f", (b - a) / hz * 1e6 / n }'; }
+        wildfly_us=$(cpu_per_request "$wildfly_cpu0" "$wildfly_cpu1")
+        redis_us=$(cpu_per_request "$redis_cpu0" "$redis_cpu1")
+        wrk_us=$(cpu_per_request "$wrk_cpu0" "$wrk_cpu1")
         rps=$(awk '/^Requests\/sec:/ {print $2}' "$out")
         p99=$(to_us "$(awk '$1 == "99%" {print $2}' "$out")")
         errors=$(awk '/Non-2xx|Socket errors/' "$out")
@@ -157,15 +184,16 @@ for round in $(seq 1 "$rounds"); do
             echo "round $round $variant: $errors (see $out)" >&2
             exit 1
         fi
-        printf 'round %d  %-7s  %10.0f req/s  p99 %8.0f us\n' "$round" "$variant" "$rps" "$p99"
-        echo "$round $variant $rps $p99" >> "$run_dir/results/summary.txt"
+        printf 'round %d  %-7s  %10.0f req/s  p99 %8.0f us  CPU per request: WildFly %s us, redis-server %s us, wrk %s us\n' \
+            "$round" "$variant" "$rps" "$p99" "$wildfly_us" "$redis_us" "$wrk_us"
+        echo "$round $variant $rps $p99 $wildfly_us $redis_us $wrk_us" >> "$run_dir/results/summary.txt"
         stop_wildfly
     done
 done
 
 # Per round: ratio = with/without req/s, added p99 = with - without; reported as mean ± sample std dev.
 table=$(awk -v rounds="$rounds" '
-    { rps[$1, $2] = $3; p99[$1, $2] = $4 }
+    { rps[$1, $2] = $3; p99[$1, $2] = $4; wf[$1, $2] = $5; rd[$1, $2] = $6; wk[$1, $2] = $7 }
     function mean(a, n,   i, s) { s = 0; for (i = 1; i <= n; i++) s += a[i]; return s / n }
     function sd(a, n,   i, m, s) { if (n < 2) return 0; m = mean(a, n); s = 0
         for (i = 1; i <= n; i++) s += (a[i] - m) ^ 2; return sqrt(s / (n - 1)) }
@@ -173,14 +201,16 @@ table=$(awk -v rounds="$rounds" '
         for (r = 1; r <= rounds; r++) {
             ratio[r] = rps[r, "with"] / rps[r, "without"]; added[r] = p99[r, "with"] - p99[r, "without"]
             rw[r] = rps[r, "with"]; ro[r] = rps[r, "without"]; pw[r] = p99[r, "with"]; po[r] = p99[r, "without"]
+            wfw[r] = wf[r, "with"]; wfo[r] = wf[r, "without"]; rdw[r] = rd[r, "with"]; rdo[r] = rd[r, "without"]
+            wkw[r] = wk[r, "with"]; wko[r] = wk[r, "without"]
             list_ratio = list_ratio (r > 1 ? ", " : "") sprintf("%.3f", ratio[r])
             list_added = list_added (r > 1 ? ", " : "") sprintf("%+.2f", added[r] / 1000)
         }
         m = mean(ratio, rounds); a = mean(added, rounds) / 1000
-        print "| Variant | Requests/s | p99 |"
-        print "|---|--:|--:|"
-        printf "| Without the filter | %.0f ± %.0f | %.2f ± %.2f ms |\n", mean(ro, rounds), sd(ro, rounds), mean(po, rounds) / 1000, sd(po, rounds) / 1000
-        printf "| With the filter (limit never reached) | %.0f ± %.0f | %.2f ± %.2f ms |\n", mean(rw, rounds), sd(rw, rounds), mean(pw, rounds) / 1000, sd(pw, rounds) / 1000
+        print "| Variant | Requests/s | p99 | CPU µs per request: WildFly | redis-server | wrk |"
+        print "|---|--:|--:|--:|--:|--:|"
+        printf "| Without the filter | %.0f ± %.0f | %.2f ± %.2f ms | %.0f ± %.0f | %.0f | %.0f |\n", mean(ro, rounds), sd(ro, rounds), mean(po, rounds) / 1000, sd(po, rounds) / 1000, mean(wfo, rounds), sd(wfo, rounds), mean(rdo, rounds), mean(wko, rounds)
+        printf "| With the filter (limit never reached) | %.0f ± %.0f | %.2f ± %.2f ms | %.0f ± %.0f | %.0f | %.0f |\n", mean(rw, rounds), sd(rw, rounds), mean(pw, rounds) / 1000, sd(pw, rounds) / 1000, mean(wfw, rounds), sd(wfw, rounds), mean(rdw, rounds), mean(wkw, rounds)
         print ""
         print "| Target | Goal | Measured | Verdict |"
         print "|---|--:|--:|---|"
@@ -189,30 +219,3 @@ table=$(awk -v rounds="$rounds" '
     }' "$run_dir/results/summary.txt")
 echo
 echo "$table"
-
-if [[ "${SLUICE_E2E_DOC:-1}" != 0 ]]; then
-    doc="$root/docs/performance.md"
-    cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-    block=$(cat <<EOF
-Measured $(date -u +%Y-%m-%d) by \`bench/e2e.sh\` on $(nproc) CPUs ($cpu), WildFly $(basename "$wildfly_home" | sed 's/^wildfly-//'),
-wrk and WildFly on the same machine: \`wrk -t$threads -c$connections -d$duration --latency\` against the plain WAR's
-\`GET /sample-plain/api/hello\` on 127.0.0.1 after a $warmup warm-up, WildFly restarted for every run,
-$rounds rounds alternating with and without the filter. Both variants switch the endpoint's JAX-RS policy off
-(\`-Dsluice.limit.api.enabled=false\`); "with" adds a filter policy on that path that is never reached
-(\`-Dsluice.limit.e2e.rate=1000000/1s -Dsluice.limit.e2e.paths=/api/hello\`, one \`EVALSHA\` per request to a
-loopback redis-server), "without" is \`-Dsluice.filter.enabled=false\`. Spread: sample standard deviation
-over the rounds.
-
-$table
-EOF
-)
-    if grep -q '<!-- bench:e2e:start' "$doc"; then
-        BLOCK="$block" awk '
-            /<!-- bench:e2e:start/ { print; print ""; print ENVIRON["BLOCK"]; print ""; skip = 1; next }
-            /<!-- bench:e2e:end/ { skip = 0 }
-            !skip { print }' "$doc" > "$doc.tmp" && mv "$doc.tmp" "$doc"
-        echo "Rewrote the end-to-end block of docs/performance.md"
-    else
-        echo "docs/performance.md has no bench:e2e block; left it alone" >&2
-    fi
-fi

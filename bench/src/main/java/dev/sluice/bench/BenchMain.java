@@ -115,7 +115,7 @@ public final class BenchMain {
             }
             Path repository = docs.toAbsolutePath().getParent();
             if (only.contains("e2e")) {
-                results.endToEnd = new WildFlyEndToEnd(repository).run();
+                results.endToEnd = new WildFlyEndToEnd(repository).run(plan);
             }
             Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
             Environment environment = Environment.describe(plan, redis.version(), repository, elapsed);
@@ -126,6 +126,7 @@ public final class BenchMain {
             System.out.println(report.targetTable());
             System.out.println(report.handoffTable());
             System.out.println(report.memoryTable());
+            System.out.println(report.endToEnd());
             if (partial) {
                 System.out.println("(--only given: docs/performance.md and its chart left as they were)");
             } else {

@@ -6,10 +6,9 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
-import dev.sluice.test.RedisProcess;
+import dev.sluice.test.TlsRedis;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,14 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,50 +40,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisTlsIT {
 
     private static final String PASSWORD = "Tls-pw-81c3";
-    private static final String TRUSTSTORE_PASSWORD = "changeit";
 
     @TempDir
     static Path dir;
-    private static RedisProcess redis;
-    private static int tlsPort;
-    private static Path truststore;
+    private static TlsRedis redis;
 
     @BeforeEach
     void startRedisWithACertificateFromAPrivateCaOnce() throws Exception {
-        if (redis != null) {
-            return;
+        if (redis == null) {
+            redis = TlsRedis.start(dir, "--requirepass", PASSWORD);
         }
-        RedisProcess.assumeBinary();
-        Path caKey = dir.resolve("ca.key");
-        Path caCert = dir.resolve("ca.crt");
-        Path key = dir.resolve("server.key");
-        Path csr = dir.resolve("server.csr");
-        Path cert = dir.resolve("server.crt");
-        Path extensions = dir.resolve("server.ext");
-        // EC keys: generated in milliseconds, where RSA keys take a noticeable part of a second.
-        List<String> newKey = List.of("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes");
-        run(concat(List.of("openssl", "req", "-x509"), newKey, List.of("-keyout", caKey.toString(), "-out",
-                caCert.toString(), "-days", "2", "-subj", "/CN=Sluice test CA")));
-        run(concat(List.of("openssl", "req"), newKey, List.of("-keyout", key.toString(), "-out", csr.toString(),
-                "-subj", "/CN=127.0.0.1")));
-        Files.writeString(extensions, "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
-                + "keyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n");
-        run(List.of("openssl", "x509", "-req", "-in", csr.toString(), "-CA", caCert.toString(), "-CAkey",
-                caKey.toString(), "-CAcreateserial", "-out", cert.toString(), "-days", "2", "-extfile",
-                extensions.toString()));
-        truststore = dir.resolve("truststore.p12");
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        store.load(null, null);
-        try (InputStream in = Files.newInputStream(caCert)) {
-            store.setCertificateEntry("sluice-test-ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-        }
-        try (OutputStream out = Files.newOutputStream(truststore)) {
-            store.store(out, TRUSTSTORE_PASSWORD.toCharArray());
-        }
-        tlsPort = RedisProcess.freePort();
-        redis = RedisProcess.start("--tls-port", String.valueOf(tlsPort), "--tls-cert-file", cert.toString(),
-                "--tls-key-file", key.toString(), "--tls-ca-cert-file", caCert.toString(), "--tls-auth-clients", "no",
-                "--requirepass", PASSWORD);
     }
 
     @AfterAll
@@ -103,49 +62,14 @@ class RedisTlsIT {
 
     @Test
     void rateLimitsLocksAndSemaphoresWorkOverTlsWithTheCaInTheJvmTruststore() throws Exception {
-        List<String> verdict = runScenario("rediss://:" + PASSWORD + "@127.0.0.1:" + tlsPort);
+        String output = redis.runJava(true, Scenario.class, "rediss://:" + PASSWORD + "@127.0.0.1:" + redis.tlsPort(),
+                String.valueOf(redis.tlsPort()));
+        List<String> verdict = output.lines()
+                .filter(l -> l.matches("(RATE|LOCK|SEMAPHORE|CONNECTIONS|OK|FAILED).*")).toList();
 
-        assertThat(verdict).containsExactly("RATE [true, true, true, false]", "LOCK handed over with a higher token",
-                "SEMAPHORE one holder", "CONNECTIONS all on port " + tlsPort, "OK");
-    }
-
-    /** Runs {@link Scenario} in a child JVM that trusts the test CA and returns its verdict lines. */
-    private static List<String> runScenario(String uri) throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
-                "-Djavax.net.ssl.trustStore=" + truststore,
-                "-Djavax.net.ssl.trustStorePassword=" + TRUSTSTORE_PASSWORD,
-                "-Djavax.net.ssl.trustStoreType=PKCS12",
-                Scenario.class.getName(), uri, String.valueOf(tlsPort)));
-        String output = run(command);
-        List<String> lines = output.lines().filter(l -> l.matches("(RATE|LOCK|SEMAPHORE|CONNECTIONS|OK|FAILED).*"))
-                .toList();
-        assertThat(lines).as(output).isNotEmpty().doesNotContain("FAILED");
-        return lines;
-    }
-
-    @SafeVarargs
-    private static List<String> concat(List<String>... parts) {
-        List<String> all = new ArrayList<>();
-        for (List<String> part : parts) {
-            all.addAll(part);
-        }
-        return all;
-    }
-
-    private static String run(List<String> command) throws IOException, InterruptedException {
-        Process process;
-        try {
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            Assumptions.abort("cannot run " + command.get(0) + ": " + e.getMessage());
-            throw e;
-        }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("%s finished", command.get(0)).isTrue();
-        assertThat(process.exitValue()).as(output).isZero();
-        return output;
+        assertThat(verdict).as(output).containsExactly("RATE [true, true, true, false]",
+                "LOCK handed over with a higher token", "SEMAPHORE one holder",
+                "CONNECTIONS all on port " + redis.tlsPort(), "OK");
     }
 
     /** Runs in the child JVM: two application nodes over {@code rediss://}; prints one verdict line per feature. */
