@@ -71,7 +71,7 @@ final class DefaultDistributedLock implements DistributedLock {
                                 leaseMillis, new Lease(attemptStarted, service.lockStore.validityMillis(leaseMillis),
                                 metrics::leaseLost), gate, acquiredAt);
                         service.holds.put(holdKey, hold);
-                        hold.startWatchdog();
+                        hold.startWatchdog(attemptStarted);
                         acquired = true;
                         return Optional.of(hold.enter());
                     }

@@ -74,7 +74,7 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                     long acquiredAt = System.nanoTime();
                     metrics.acquired(acquiredAt - started);
                     return Optional.of(new HeldPermit(permitId, leaseMillis,
-                            new Lease(attemptStarted, leaseMillis, metrics::leaseLost), acquiredAt));
+                            new Lease(attemptStarted, leaseMillis, metrics::leaseLost), attemptStarted, acquiredAt));
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -104,24 +104,34 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
     }
 
     /** One held permit, renewed by the watchdog until closed. */
-    private final class HeldPermit implements Permit {
+    private final class HeldPermit implements Permit, Watchdog.Renewable {
         private final String permitId;
+        private final long leaseMillis;
         private final Lease lease;
         private final Watchdog.Renewal renewal;
         private final long acquiredAtNanos;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        HeldPermit(String permitId, long leaseMillis, Lease lease, long acquiredAtNanos) {
+        HeldPermit(String permitId, long leaseMillis, Lease lease, long grantedAtNanos, long acquiredAtNanos) {
             this.permitId = permitId;
+            this.leaseMillis = leaseMillis;
             this.lease = lease;
             this.acquiredAtNanos = acquiredAtNanos;
-            this.renewal = service.watchdog.watch("a permit of semaphore '" + name + "'", lease, leaseMillis, () -> {
-                boolean renewed = service.semaphoreStore.extend(storeKey, permitId, leaseMillis);
-                if (renewed) {
-                    metrics.renewed();
-                }
-                return renewed;
-            });
+            this.renewal = service.watchdog.watch(lease, grantedAtNanos, leaseMillis, this);
+        }
+
+        @Override
+        public boolean renew() {
+            boolean renewed = service.semaphoreStore.extend(storeKey, permitId, leaseMillis);
+            if (renewed) {
+                metrics.renewed();
+            }
+            return renewed;
+        }
+
+        @Override
+        public String describe() {
+            return "a permit of semaphore '" + name + "'";
         }
 
         @Override
