@@ -44,8 +44,8 @@ final class DefaultDistributedLock implements DistributedLock {
 
     private Optional<LockHandle> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
         long started = System.nanoTime();
-        long leaseMillis = LockService.leaseMillis("lock '" + key + "'", lease);
-        long deadline = started + LockService.maxWaitNanos("lock '" + key + "'", maxWait);
+        long leaseMillis = LockService.leaseMillis("lock", key, lease);
+        long deadline = started + LockService.maxWaitNanos("lock", key, maxWait);
         LockService.HoldKey holdKey = new LockService.HoldKey(Thread.currentThread(), storeKey);
         LockHold held = service.holds.get(holdKey);
         if (held != null) {
@@ -60,8 +60,10 @@ final class DefaultDistributedLock implements DistributedLock {
                 return timedOut(started, throwOnTimeout);
             }
             String owner = Owners.newToken();
-            while (true) {
-                try (ReleaseSignals.Waiter waiter = service.signals.register(storeKey)) {
+            ReleaseSignals.Waiter waiter = null;
+            try {
+                while (true) {
+                    long releasesSeen = service.signals.releases(storeKey);
                     long attemptStarted = System.nanoTime();
                     Attempt attempt = tryStore(owner, leaseMillis, started);
                     if (attempt.acquired()) {
@@ -79,10 +81,20 @@ final class DefaultDistributedLock implements DistributedLock {
                     if (left <= 0) {
                         return timedOut(started, throwOnTimeout);
                     }
+                    if (waiter == null) {
+                        waiter = service.signals.register(storeKey);
+                        if (service.signals.releases(storeKey) != releasesSeen) {
+                            continue;
+                        }
+                    }
                     waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
                     if (Thread.currentThread().isInterrupted()) {
                         throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
                     }
+                }
+            } finally {
+                if (waiter != null) {
+                    waiter.close();
                 }
             }
         } catch (InterruptedException e) {

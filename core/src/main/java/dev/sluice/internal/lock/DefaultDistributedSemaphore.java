@@ -55,11 +55,13 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
 
     private Optional<Permit> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
         long started = System.nanoTime();
-        long leaseMillis = LockService.leaseMillis("semaphore '" + name + "'", lease);
-        long deadline = started + LockService.maxWaitNanos("semaphore '" + name + "'", maxWait);
+        long leaseMillis = LockService.leaseMillis("semaphore", name, lease);
+        long deadline = started + LockService.maxWaitNanos("semaphore", name, maxWait);
         String permitId = Owners.newToken();
-        while (true) {
-            try (ReleaseSignals.Waiter waiter = service.signals.register(storeKey)) {
+        ReleaseSignals.Waiter waiter = null;
+        try {
+            while (true) {
+                long releasesSeen = service.signals.releases(storeKey);
                 long attemptStarted = System.nanoTime();
                 Attempt attempt;
                 try {
@@ -84,11 +86,21 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                     }
                     return Optional.empty();
                 }
+                if (waiter == null) {
+                    waiter = service.signals.register(storeKey);
+                    if (service.signals.releases(storeKey) != releasesSeen) {
+                        continue;
+                    }
+                }
                 waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
                 if (Thread.currentThread().isInterrupted()) {
                     throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started),
                             new InterruptedException());
                 }
+            }
+        } finally {
+            if (waiter != null) {
+                waiter.close();
             }
         }
     }

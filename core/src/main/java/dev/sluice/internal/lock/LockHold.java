@@ -105,7 +105,7 @@ final class LockHold implements Watchdog.Renewable {
     }
 
     private boolean extend(Duration newLease) {
-        long millis = LockService.leaseMillis("lock '" + lock.key() + "'", newLease);
+        long millis = LockService.leaseMillis("lock", lock.key(), newLease);
         long started = System.nanoTime();
         boolean ok;
         try {
