@@ -99,13 +99,8 @@ final class DefaultDistributedLock implements DistributedLock {
                 if (left <= 0) {
                     return timedOut(started, throwOnTimeout);
                 }
-                if (waiter == null) {
-                    waiter = service.signals.register(storeKey);
-                    if (service.signals.releases(storeKey) != releasesSeen) {
-                        continue;
-                    }
-                }
-                waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
+                waiter = service.signals.park(waiter, storeKey, releasesSeen,
+                        Math.min(left, service.pollNanos(attempt.retryHintMillis())));
                 if (Thread.currentThread().isInterrupted()) {
                     throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
                 }

@@ -86,13 +86,8 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                     }
                     return Optional.empty();
                 }
-                if (waiter == null) {
-                    waiter = service.signals.register(storeKey);
-                    if (service.signals.releases(storeKey) != releasesSeen) {
-                        continue;
-                    }
-                }
-                waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
+                waiter = service.signals.park(waiter, storeKey, releasesSeen,
+                        Math.min(left, service.pollNanos(attempt.retryHintMillis())));
                 if (Thread.currentThread().isInterrupted()) {
                     throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started),
                             new InterruptedException());

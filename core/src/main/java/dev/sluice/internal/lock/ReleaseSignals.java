@@ -48,6 +48,25 @@ public final class ReleaseSignals {
         return waiter;
     }
 
+    /**
+     * After a refused attempt on {@code key}: registers the current thread the first time ({@code registered}
+     * null) and parks it until signalled or {@code nanos} have passed, unless a release was signalled since
+     * {@code releasesSeen} (read before the attempt), in which case it returns at once to try again.
+     *
+     * @return the waiter to pass on the next call and to close when done
+     */
+    public Waiter park(Waiter registered, String key, long releasesSeen, long nanos) {
+        Waiter waiter = registered;
+        if (waiter == null) {
+            waiter = register(key);
+            if (releases(key) != releasesSeen) {
+                return waiter;
+            }
+        }
+        waiter.await(nanos);
+        return waiter;
+    }
+
     /** Wakes every thread waiting for {@code key}. */
     public void signal(String key) {
         releases.incrementAndGet(stripe(key));
