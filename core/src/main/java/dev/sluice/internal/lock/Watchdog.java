@@ -178,10 +178,11 @@ public final class Watchdog implements AutoCloseable {
 
     private void sweep() {
         long started = System.nanoTime();
-        // Should this sweep hang on one renewal, the next starts beside it once the allowance is over and
-        // shares out the remaining leases with it (each is claimed by one sweep at a time).
-        long later = earliestDue(started);
-        sweepBy(later == NONE ? started + STALL_ALLOWANCE_NANOS : Math.max(started + STALL_ALLOWANCE_NANOS, later));
+        if (anyDue(started)) {
+            // Should this sweep hang on one renewal, the next starts beside it once the allowance is over and
+            // shares out the remaining leases with it (each is claimed by one sweep at a time).
+            sweepBy(started + STALL_ALLOWANCE_NANOS);
+        }
         for (Renewal r : watched) {
             if (r.isDue(System.nanoTime()) && r.claim()) {
                 try {
@@ -194,21 +195,27 @@ public final class Watchdog implements AutoCloseable {
                 }
             }
         }
-        long earliest = earliestDue(NONE);
+        long earliest = earliestDue();
         if (earliest != NONE) {
             sweepBy(earliest);
         }
     }
 
-    /**
-     * The earliest due time of a lease that no sweep is renewing right now, ignoring those due before
-     * {@code after} unless that is {@link #NONE}; {@link #NONE} when there is none.
-     */
-    private long earliestDue(long after) {
+    private boolean anyDue(long now) {
+        for (Renewal r : watched) {
+            if (!r.busy.get() && r.isDue(now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The earliest due time of a lease that no sweep is renewing right now; {@link #NONE} when there is none. */
+    private long earliestDue() {
         long earliest = NONE;
         for (Renewal r : watched) {
             long due = r.dueNanos;
-            if (!r.busy.get() && (after == NONE || due - after > 0) && (earliest == NONE || due - earliest < 0)) {
+            if (!r.busy.get() && (earliest == NONE || due - earliest < 0)) {
                 earliest = due;
             }
         }

@@ -169,6 +169,22 @@ class WatchdogTest {
     }
 
     @Test
+    void watchdogWithNothingToRenewSchedulesNothing() {
+        CountingScheduler scheduler = new CountingScheduler();
+        try (Watchdog counted = Watchdog.on(scheduler)) {
+            Held held = new Held(60, () -> true);
+            Watchdog.Renewal renewal = counted.watch(held.lease, System.nanoTime(), held.leaseMillis, held);
+            await().atMost(PATIENCE).until(() -> held.renewals.get() >= 2);
+
+            renewal.cancel();
+
+            await().atMost(PATIENCE).during(Duration.ofMillis(300)).until(() -> scheduler.getQueue().isEmpty());
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
     void closeStopsRenewing() {
         Held held = watch(60, () -> true);
         await().atMost(PATIENCE).until(() -> held.renewals.get() >= 1);
