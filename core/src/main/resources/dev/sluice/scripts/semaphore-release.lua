@@ -1,6 +1,11 @@
--- semaphore-release.lua: return a permit and wake the waiters.
+-- semaphore-release.lua: return a permit and wake the waiters if it has any.
 --
--- KEYS[1]: the semaphore. ARGV[1]: permit id, ARGV[2]: the release channel (its message is the key).
+-- The return is published only when a refused acquisition marked the semaphore as awaited (KEYS[2], set
+-- by semaphore-acquire.lua in the same step as the refusal); the mark goes with the message, and
+-- waiters that lose the next round set it again.
+--
+-- KEYS[1]: the semaphore, KEYS[2]: its waiters mark.
+-- ARGV[1]: permit id, ARGV[2]: the release channel (its message is the key).
 -- Reply: 1 when returned in time, 0 when its lease had already run out (it may have been reclaimed and
 -- handed to another holder while the caller still ran).
 local t = redis.call('TIME')
@@ -10,7 +15,9 @@ if not expires then
   return 0
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('PUBLISH', ARGV[2], KEYS[1])
+if redis.call('DEL', KEYS[2]) == 1 then
+  redis.call('PUBLISH', ARGV[2], KEYS[1])
+end
 if expires <= now then
   return 0
 end

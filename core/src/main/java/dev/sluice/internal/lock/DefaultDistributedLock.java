@@ -44,8 +44,8 @@ final class DefaultDistributedLock implements DistributedLock {
 
     private Optional<LockHandle> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
         long started = System.nanoTime();
-        long leaseMillis = LockService.leaseMillis("lock '" + key + "'", lease);
-        long deadline = started + LockService.maxWaitNanos("lock '" + key + "'", maxWait);
+        long leaseMillis = LockService.leaseMillis("lock", key, lease);
+        long deadline = started + LockService.maxWaitNanos("lock", key, maxWait);
         LockService.HoldKey holdKey = new LockService.HoldKey(Thread.currentThread(), storeKey);
         LockHold held = service.holds.get(holdKey);
         if (held != null) {
@@ -59,32 +59,9 @@ final class DefaultDistributedLock implements DistributedLock {
             if (!gateTaken) {
                 return timedOut(started, throwOnTimeout);
             }
-            String owner = Owners.newToken();
-            while (true) {
-                try (ReleaseSignals.Waiter waiter = service.signals.register(storeKey)) {
-                    long attemptStarted = System.nanoTime();
-                    Attempt attempt = tryStore(owner, leaseMillis, started);
-                    if (attempt.acquired()) {
-                        long acquiredAt = System.nanoTime();
-                        metrics.acquired(acquiredAt - started);
-                        LockHold hold = new LockHold(service, this, holdKey, owner, attempt.fencingToken(),
-                                leaseMillis, new Lease(attemptStarted, service.lockStore.validityMillis(leaseMillis),
-                                metrics::leaseLost), gate, acquiredAt);
-                        service.holds.put(holdKey, hold);
-                        hold.startWatchdog();
-                        acquired = true;
-                        return Optional.of(hold.enter());
-                    }
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return timedOut(started, throwOnTimeout);
-                    }
-                    waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
-                    if (Thread.currentThread().isInterrupted()) {
-                        throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
-                    }
-                }
-            }
+            Optional<LockHandle> handle = contend(holdKey, gate, leaseMillis, started, deadline, throwOnTimeout);
+            acquired = handle.isPresent();
+            return handle;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockNotAcquiredException(key, waited(started), e);
@@ -94,6 +71,43 @@ final class DefaultDistributedLock implements DistributedLock {
                     gate.semaphore.release();
                 }
                 service.leaveGate(storeKey, gate);
+            }
+        }
+    }
+
+    /** Attempts on the store while this thread holds the local gate, parking between them. */
+    private Optional<LockHandle> contend(LockService.HoldKey holdKey, LockService.Gate gate, long leaseMillis,
+                                         long started, long deadline, boolean throwOnTimeout) {
+        String owner = Owners.newToken();
+        ReleaseSignals.Waiter waiter = null;
+        try {
+            while (true) {
+                long releasesSeen = service.signals.releases(storeKey);
+                long attemptStarted = System.nanoTime();
+                Attempt attempt = tryStore(owner, leaseMillis, started);
+                if (attempt.acquired()) {
+                    long acquiredAt = System.nanoTime();
+                    metrics.acquired(acquiredAt - started);
+                    LockHold hold = new LockHold(service, this, holdKey, owner, attempt.fencingToken(), leaseMillis,
+                            new Lease(attemptStarted, service.lockStore.validityMillis(leaseMillis), metrics::leaseLost),
+                            gate, acquiredAt);
+                    service.holds.put(holdKey, hold);
+                    hold.startWatchdog(attemptStarted);
+                    return Optional.of(hold.enter());
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return timedOut(started, throwOnTimeout);
+                }
+                waiter = service.signals.park(waiter, storeKey, releasesSeen,
+                        Math.min(left, service.pollNanos(attempt.retryHintMillis())));
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
+                }
+            }
+        } finally {
+            if (waiter != null) {
+                waiter.close();
             }
         }
     }

@@ -55,11 +55,13 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
 
     private Optional<Permit> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
         long started = System.nanoTime();
-        long leaseMillis = LockService.leaseMillis("semaphore '" + name + "'", lease);
-        long deadline = started + LockService.maxWaitNanos("semaphore '" + name + "'", maxWait);
+        long leaseMillis = LockService.leaseMillis("semaphore", name, lease);
+        long deadline = started + LockService.maxWaitNanos("semaphore", name, maxWait);
         String permitId = Owners.newToken();
-        while (true) {
-            try (ReleaseSignals.Waiter waiter = service.signals.register(storeKey)) {
+        ReleaseSignals.Waiter waiter = null;
+        try {
+            while (true) {
+                long releasesSeen = service.signals.releases(storeKey);
                 long attemptStarted = System.nanoTime();
                 Attempt attempt;
                 try {
@@ -74,7 +76,7 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                     long acquiredAt = System.nanoTime();
                     metrics.acquired(acquiredAt - started);
                     return Optional.of(new HeldPermit(permitId, leaseMillis,
-                            new Lease(attemptStarted, leaseMillis, metrics::leaseLost), acquiredAt));
+                            new Lease(attemptStarted, leaseMillis, metrics::leaseLost), attemptStarted, acquiredAt));
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -84,11 +86,16 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                     }
                     return Optional.empty();
                 }
-                waiter.await(Math.min(left, service.pollNanos(attempt.retryHintMillis())));
+                waiter = service.signals.park(waiter, storeKey, releasesSeen,
+                        Math.min(left, service.pollNanos(attempt.retryHintMillis())));
                 if (Thread.currentThread().isInterrupted()) {
                     throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started),
                             new InterruptedException());
                 }
+            }
+        } finally {
+            if (waiter != null) {
+                waiter.close();
             }
         }
     }
@@ -104,24 +111,34 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
     }
 
     /** One held permit, renewed by the watchdog until closed. */
-    private final class HeldPermit implements Permit {
+    private final class HeldPermit implements Permit, Watchdog.Renewable {
         private final String permitId;
+        private final long leaseMillis;
         private final Lease lease;
         private final Watchdog.Renewal renewal;
         private final long acquiredAtNanos;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        HeldPermit(String permitId, long leaseMillis, Lease lease, long acquiredAtNanos) {
+        HeldPermit(String permitId, long leaseMillis, Lease lease, long grantedAtNanos, long acquiredAtNanos) {
             this.permitId = permitId;
+            this.leaseMillis = leaseMillis;
             this.lease = lease;
             this.acquiredAtNanos = acquiredAtNanos;
-            this.renewal = service.watchdog.watch("a permit of semaphore '" + name + "'", lease, leaseMillis, () -> {
-                boolean renewed = service.semaphoreStore.extend(storeKey, permitId, leaseMillis);
-                if (renewed) {
-                    metrics.renewed();
-                }
-                return renewed;
-            });
+            this.renewal = service.watchdog.watch(lease, grantedAtNanos, leaseMillis, this);
+        }
+
+        @Override
+        public boolean renew() {
+            boolean renewed = service.semaphoreStore.extend(storeKey, permitId, leaseMillis);
+            if (renewed) {
+                metrics.renewed();
+            }
+            return renewed;
+        }
+
+        @Override
+        public String describe() {
+            return "a permit of semaphore '" + name + "'";
         }
 
         @Override

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * token, the fencing token, the lease as the watchdog last confirmed it, and the reentrancy depth. The
  * outermost handle's close releases it in the store. Thread-safe.
  */
-final class LockHold {
+final class LockHold implements Watchdog.Renewable {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
 
@@ -42,14 +42,23 @@ final class LockHold {
         this.acquiredAtNanos = acquiredAtNanos;
     }
 
-    void startWatchdog() {
-        renewal = service.watchdog.watch("lock '" + lock.key() + "'", lease, leaseMillis, () -> {
-            boolean renewed = service.lockStore.extend(lock.storeKey(), owner, leaseMillis);
-            if (renewed) {
-                lock.metrics().renewed();
-            }
-            return renewed;
-        });
+    /** @param grantedAtNanos when the store call that granted the lock started */
+    void startWatchdog(long grantedAtNanos) {
+        renewal = service.watchdog.watch(lease, grantedAtNanos, leaseMillis, this);
+    }
+
+    @Override
+    public boolean renew() {
+        boolean renewed = service.lockStore.extend(lock.storeKey(), owner, leaseMillis);
+        if (renewed) {
+            lock.metrics().renewed();
+        }
+        return renewed;
+    }
+
+    @Override
+    public String describe() {
+        return "lock '" + lock.key() + "'";
     }
 
     /** A new handle for a (re)entry by the holding thread; refused when the lease is known lost. */
@@ -96,7 +105,7 @@ final class LockHold {
     }
 
     private boolean extend(Duration newLease) {
-        long millis = LockService.leaseMillis("lock '" + lock.key() + "'", newLease);
+        long millis = LockService.leaseMillis("lock", lock.key(), newLease);
         long started = System.nanoTime();
         boolean ok;
         try {

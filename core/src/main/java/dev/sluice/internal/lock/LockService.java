@@ -141,16 +141,18 @@ public final class LockService implements AutoCloseable {
         return Math.min(TimeUnit.MILLISECONDS.toNanos(retryHintMillis), maxPollNanos);
     }
 
-    static long leaseMillis(String what, Duration lease) {
+    /** @param kind {@code lock} or {@code semaphore}, for the message, with {@code name} */
+    static long leaseMillis(String kind, String name, Duration lease) {
         if (lease == null || lease.isNegative() || lease.isZero() || lease.toMillis() < 1) {
-            throw new IllegalArgumentException("lease of " + what + " must be at least 1ms, was " + lease);
+            throw new IllegalArgumentException("lease of " + kind + " '" + name + "' must be at least 1ms, was " + lease);
         }
         return lease.toMillis();
     }
 
-    static long maxWaitNanos(String what, Duration maxWait) {
+    static long maxWaitNanos(String kind, String name, Duration maxWait) {
         if (maxWait == null || maxWait.isNegative()) {
-            throw new IllegalArgumentException("maxWait of " + what + " must be zero or positive, was " + maxWait);
+            throw new IllegalArgumentException("maxWait of " + kind + " '" + name + "' must be zero or positive, was "
+                    + maxWait);
         }
         return maxWait.toNanos();
     }

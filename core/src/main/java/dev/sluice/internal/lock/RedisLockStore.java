@@ -6,11 +6,20 @@ import java.util.List;
 
 /**
  * Locks on one Redis (standalone, Sentinel or Cluster): {@code lock-acquire.lua} (SET NX PX plus the fencing
- * counter), {@code lock-release.lua} (compare-and-delete plus PUBLISH) and {@code lock-extend.lua}
- * (compare-and-PEXPIRE), each one {@code EVALSHA}. The lock and its counter share a hash slot through the
- * braces of {@code <prefix>:lock:{<material>}}. Thread-safe.
+ * counter; a refusal marks the lock as awaited), {@code lock-release.lua} (compare-and-delete, plus PUBLISH
+ * when marked) and {@code lock-extend.lua} (compare-and-PEXPIRE), each one {@code EVALSHA}. The lock, its
+ * counter ({@code :fence}) and its waiters mark ({@code :waiters}) share a hash slot through the braces of
+ * {@code <prefix>:lock:{<material>}}. Thread-safe.
  */
 public final class RedisLockStore implements LockStore {
+
+    /**
+     * How long a waiters mark outlives the lease it waits for. A waiter tries again (and so renews the mark)
+     * no later than when that lease runs out; the margin covers the time its retry takes to arrive.
+     */
+    static final long WAITERS_MARGIN_MILLIS = 1_000;
+    static final String WAITERS_MARGIN = Long.toString(WAITERS_MARGIN_MILLIS);
+    private static final String FENCE_TTL = Long.toString(InProcessLockStore.FENCE_TTL_MILLIS);
 
     private final ScriptExecutor executor;
     private final LockScripts scripts;
@@ -25,8 +34,8 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public Attempt tryLock(String key, String owner, long leaseMillis) {
-        List<?> reply = (List<?>) executor.eval(scripts.lockAcquire(), List.of(key, key + ":fence"),
-                List.of(owner, Long.toString(leaseMillis), Long.toString(InProcessLockStore.FENCE_TTL_MILLIS)));
+        List<?> reply = (List<?>) executor.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
+                List.of(owner, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN));
         long value = (Long) reply.get(1);
         if ((Long) reply.get(0) == 1L) {
             return Attempt.granted(value);
@@ -37,7 +46,12 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean unlock(String key, String owner) {
-        return (Long) executor.eval(scripts.lockRelease(), List.of(key), List.of(owner, channel)) == 1L;
+        return (Long) executor.eval(scripts.lockRelease(), List.of(key, waitersKey(key)), List.of(owner, channel)) == 1L;
+    }
+
+    /** The mark a refused acquisition leaves so that the release is published: {@code <key>:waiters}. */
+    static String waitersKey(String key) {
+        return key + ":waiters";
     }
 
     @Override

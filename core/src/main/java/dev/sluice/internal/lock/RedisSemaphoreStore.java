@@ -6,7 +6,9 @@ import java.util.List;
 
 /**
  * Semaphores on one Redis: a sorted set {@code <prefix>:sem:{<material>}} of permit ids scored by their
- * expiry on the Redis clock ({@code TIME} inside the scripts, never the client's clock). Thread-safe.
+ * expiry on the Redis clock ({@code TIME} inside the scripts, never the client's clock). A refused acquisition
+ * marks the semaphore as awaited ({@code <key>:waiters}, same hash slot), and a return is published only
+ * when that mark is there. Thread-safe.
  */
 public final class RedisSemaphoreStore implements SemaphoreStore {
 
@@ -23,14 +25,15 @@ public final class RedisSemaphoreStore implements SemaphoreStore {
 
     @Override
     public Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
-        List<?> reply = (List<?>) executor.eval(scripts.semaphoreAcquire(), List.of(key),
-                List.of(permitId, Integer.toString(permits), Long.toString(leaseMillis)));
+        List<?> reply = (List<?>) executor.eval(scripts.semaphoreAcquire(), List.of(key, RedisLockStore.waitersKey(key)),
+                List.of(permitId, Integer.toString(permits), Long.toString(leaseMillis), RedisLockStore.WAITERS_MARGIN));
         return (Long) reply.get(0) == 1L ? Attempt.granted(0) : Attempt.refused((Long) reply.get(1));
     }
 
     @Override
     public boolean release(String key, String permitId) {
-        return (Long) executor.eval(scripts.semaphoreRelease(), List.of(key), List.of(permitId, channel)) == 1L;
+        return (Long) executor.eval(scripts.semaphoreRelease(), List.of(key, RedisLockStore.waitersKey(key)),
+                List.of(permitId, channel)) == 1L;
     }
 
     @Override

@@ -3,20 +3,39 @@ package dev.sluice.internal.lock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * Where threads waiting for a lock or permit park, and where a release wakes them: the in-process stores
  * signal directly, the Redis stores through the application's one pub/sub subscriber.
  *
- * <p>A waiter registers <em>before</em> it tries the store, so a release that lands between a refused
- * attempt and the wait still wakes it. A lost signal costs at most the bounded fallback poll of the
- * waiter. Every waiter of a key is woken (the lock service lets at most one thread per JVM and key
+ * <p>A caller registers only once its first attempt was refused, so an acquisition that succeeds at once
+ * costs no registration; a release that lands between that refused attempt and the registration is
+ * still seen, because the caller reads {@link #releases(String)} before the attempt and compares after
+ * registering. Once registered, it stays registered across its further attempts. A lost signal costs at
+ * most the bounded fallback poll of the waiter. Every waiter of a key is woken (the lock service lets at most one thread per JVM and key
  * contend, so this is no herd for locks); fairness is not promised. Thread-safe.
  */
 public final class ReleaseSignals {
 
+    private static final int STRIPES = 64;
+
     private final ConcurrentHashMap<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
+    /** Releases signalled so far, counted per stripe of keys (a key's stripe follows its hash). */
+    private final AtomicLongArray releases = new AtomicLongArray(STRIPES);
+
+    /**
+     * A number that changes whenever {@code key} is signalled (and sometimes when another key is): read it
+     * before an attempt, and after registering as a waiter compare to learn whether a release came between.
+     */
+    public long releases(String key) {
+        return releases.get(stripe(key));
+    }
+
+    private static int stripe(String key) {
+        return key.hashCode() & (STRIPES - 1);
+    }
 
     /** Registers the current thread as waiting for a release of {@code key}; close the waiter when done. */
     public Waiter register(String key) {
@@ -29,8 +48,28 @@ public final class ReleaseSignals {
         return waiter;
     }
 
+    /**
+     * After a refused attempt on {@code key}: registers the current thread the first time ({@code registered}
+     * null) and parks it until signalled or {@code nanos} have passed, unless a release was signalled since
+     * {@code releasesSeen} (read before the attempt), in which case it returns at once to try again.
+     *
+     * @return the waiter to pass on the next call and to close when done
+     */
+    public Waiter park(Waiter registered, String key, long releasesSeen, long nanos) {
+        Waiter waiter = registered;
+        if (waiter == null) {
+            waiter = register(key);
+            if (releases(key) != releasesSeen) {
+                return waiter;
+            }
+        }
+        waiter.await(nanos);
+        return waiter;
+    }
+
     /** Wakes every thread waiting for {@code key}. */
     public void signal(String key) {
+        releases.incrementAndGet(stripe(key));
         waiters.computeIfPresent(key, (k, list) -> {
             for (Waiter w : list) {
                 w.wake();
@@ -41,6 +80,9 @@ public final class ReleaseSignals {
 
     /** Wakes every waiter of every key: after the subscriber reconnected, messages may have been missed. */
     public void signalAll() {
+        for (int i = 0; i < STRIPES; i++) {
+            releases.incrementAndGet(i);
+        }
         for (String key : waiters.keySet()) {
             signal(key);
         }

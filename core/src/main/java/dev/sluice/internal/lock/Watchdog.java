@@ -1,19 +1,31 @@
 package dev.sluice.internal.lock;
 
 import java.lang.System.Logger.Level;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Renews the lease of every held lock and permit every third of its lease, so a holder that runs longer
  * than its lease keeps it while its JVM is alive, and a holder that dies frees it within one lease.
  *
+ * <p>Held leases sit in one concurrent set, swept by one task that renews those that are due and then
+ * schedules itself for the next one due. Taking and releasing a lease only adds it to and removes it from
+ * the set: the scheduler is touched only when a new lease is due before the next sweep, which for leases
+ * held shorter than a third of their lease (most) is almost never. A sweep that is still busy after
+ * {@link #STALL_ALLOWANCE_NANOS} (one renewal hanging on a slow store) lets the next sweep, on another thread,
+ * renew the other leases; a lease is never renewed by two sweeps at once.
+ *
  * <p>Runs on the server's {@code ManagedScheduledExecutorService} when the application can look it up
- * ({@code java:comp/DefaultManagedScheduledExecutorService}, Jakarta Concurrency), else on one daemon
- * thread of its own which {@link #close()} stops. The container's executor is never shut down by us.
+ * ({@code java:comp/DefaultManagedScheduledExecutorService}, Jakarta Concurrency), else on two daemon
+ * threads of its own which {@link #close()} stops. The container's executor is never shut down by us.
  *
  * <p>A renewal that finds the lease gone marks it lost for good; a renewal that fails (store unreachable)
  * is retried at the next period, and the lease counts as lost once no renewal has been confirmed for a
@@ -24,18 +36,34 @@ public final class Watchdog implements AutoCloseable {
     /** JNDI name of the default managed scheduled executor of Jakarta Concurrency. */
     public static final String MANAGED_EXECUTOR = "java:comp/DefaultManagedScheduledExecutorService";
 
+    /**
+     * How long one sweep may spend renewing before the next one is started beside it: a renewal can hang
+     * up to the Redis timeout, and the other leases must not wait for it.
+     */
+    static final long STALL_ALLOWANCE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    /** No time: nanoTime values are compared by difference only, and this one stands for "none". */
+    private static final long NONE = Long.MIN_VALUE;
+
     private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    /** One renewal step: true when the store confirmed the lease, false when it is gone. */
-    @FunctionalInterface
-    interface Renewer {
+    /** What the watchdog renews: one held lock or permit. */
+    interface Renewable {
+        /** One renewal step: true when the store confirmed the lease, false when it is gone. */
         boolean renew();
+
+        /** For the log: {@code lock 'order:42'}. */
+        String describe();
     }
 
     private final ScheduledExecutorService executor;
     /** Our own scheduler, or null when the container's managed one is used. */
     private final ScheduledThreadPoolExecutor own;
+    private final Set<Renewal> watched = ConcurrentHashMap.newKeySet();
+    /** The one sweep that is scheduled and not started yet, or null. */
+    private final AtomicReference<Sweep> next = new AtomicReference<>();
+    private volatile boolean closed;
 
     private Watchdog(ScheduledExecutorService executor, ScheduledThreadPoolExecutor own) {
         this.executor = executor;
@@ -48,14 +76,14 @@ public final class Watchdog implements AutoCloseable {
         return managed != null ? new Watchdog(managed, null) : ownScheduler();
     }
 
-    /** A watchdog on a daemon scheduler of its own (tests, Java SE, servers without Jakarta Concurrency). */
+    /** A watchdog on daemon threads of its own (tests, Java SE, servers without Jakarta Concurrency). */
     public static Watchdog ownScheduler() {
-        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, r -> {
+        // Two threads, so that a sweep stuck on one slow renewal does not hold up the next.
+        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(2, r -> {
             Thread t = new Thread(r, "sluice-watchdog-" + THREADS.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        // Every release cancels a task; without this the queue would fill with cancelled renewals.
         own.setRemoveOnCancelPolicy(true);
         own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         return new Watchdog(own, own);
@@ -82,49 +110,190 @@ public final class Watchdog implements AutoCloseable {
     }
 
     /**
-     * Renews {@code lease} every {@code leaseMillis / 3} until {@link Renewal#cancel()} or until the lease
-     * is found lost.
+     * Renews {@code lease} every {@code leaseMillis / 3}, counted from the start of the store call that granted
+     * it ({@code startedNanos}), until {@link Renewal#cancel()} or until the lease is found lost.
      */
-    Renewal watch(String what, Lease lease, long leaseMillis, Renewer renewer) {
-        long period = Math.max(1, leaseMillis / 3);
-        Renewal renewal = new Renewal();
-        renewal.future = executor.scheduleAtFixedRate(() -> {
-            if (lease.isLost()) {
-                renewal.cancel();
-                return;
-            }
-            long started = System.nanoTime();
-            try {
-                if (renewer.renew()) {
-                    lease.renewed(started);
-                    return;
-                }
-                lease.markLost();
-                renewal.cancel();
-                LOG.log(Level.WARNING, "Sluice: the lease of " + what + " ran out before it was released; "
-                        + "another holder may have overlapped with this one");
-            } catch (RuntimeException e) {
-                // The lease may well still be alive; isHeld() turns false by itself after a whole lease.
-                LOG.log(Level.DEBUG, "Sluice: renewal of " + what + " failed, retrying", e);
-            }
-        }, period, period, TimeUnit.MILLISECONDS);
+    Renewal watch(Lease lease, long startedNanos, long leaseMillis, Renewable target) {
+        long period = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
+        Renewal renewal = new Renewal(lease, period, startedNanos + period, target);
+        watched.add(renewal);
+        sweepBy(renewal.dueNanos);
         return renewal;
     }
 
-    /** A scheduled renewal; cancel it when the lock or permit is released. */
-    static final class Renewal {
-        private volatile ScheduledFuture<?> future;
+    /** Number of leases being renewed (for tests). */
+    int watching() {
+        return watched.size();
+    }
 
+    /** Makes sure a sweep runs no later than {@code dueNanos}; the common case reads one field and returns. */
+    private void sweepBy(long dueNanos) {
+        while (!closed) {
+            Sweep scheduled = next.get();
+            if (scheduled != null && scheduled.atNanos - dueNanos <= 0) {
+                return;
+            }
+            Sweep sweep = new Sweep(dueNanos);
+            if (next.compareAndSet(scheduled, sweep)) {
+                if (scheduled != null) {
+                    scheduled.cancel();
+                }
+                try {
+                    sweep.future = executor.schedule(sweep, Math.max(0, dueNanos - System.nanoTime()),
+                            TimeUnit.NANOSECONDS);
+                } catch (RuntimeException e) {
+                    // Shut down (undeploy): nothing is renewed any more, as before.
+                    next.compareAndSet(sweep, null);
+                    LOG.log(Level.DEBUG, "Sluice: could not schedule lease renewals", e);
+                }
+                return;
+            }
+        }
+    }
+
+    /** One scheduled run of {@link #sweep}; identity tells the current one from superseded ones. */
+    private final class Sweep implements Runnable {
+        final long atNanos;
+        volatile ScheduledFuture<?> future;
+
+        Sweep(long atNanos) {
+            this.atNanos = atNanos;
+        }
+
+        /** Superseded by an earlier sweep: if it runs anyway it finds itself superseded and does nothing. */
         void cancel() {
             ScheduledFuture<?> f = future;
             if (f != null) {
                 f.cancel(false);
             }
         }
+
+        @Override
+        public void run() {
+            if (next.compareAndSet(this, null)) {
+                sweep();
+            }
+        }
+    }
+
+    private void sweep() {
+        long started = System.nanoTime();
+        if (anyDue(started)) {
+            // Should this sweep hang on one renewal, the next starts beside it once the allowance is over and
+            // shares out the remaining leases with it (each is claimed by one sweep at a time).
+            sweepBy(started + STALL_ALLOWANCE_NANOS);
+        }
+        for (Renewal r : watched) {
+            if (r.isDue(System.nanoTime()) && r.claim()) {
+                try {
+                    // Checked again: another sweep may have renewed it between our look and our claim.
+                    if (r.isDue(System.nanoTime())) {
+                        r.renew();
+                    }
+                } finally {
+                    r.release();
+                }
+            }
+        }
+        long earliest = earliestDue();
+        if (earliest != NONE) {
+            sweepBy(earliest);
+        }
+    }
+
+    private boolean anyDue(long now) {
+        for (Renewal r : watched) {
+            if (!r.busy.get() && r.isDue(now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The earliest due time of a lease that no sweep is renewing right now; {@link #NONE} when there is none. */
+    private long earliestDue() {
+        long earliest = NONE;
+        for (Renewal r : watched) {
+            long due = r.dueNanos;
+            if (!r.busy.get() && (earliest == NONE || due - earliest < 0)) {
+                earliest = due;
+            }
+        }
+        return earliest;
+    }
+
+    /** A watched lease; cancel it when the lock or permit is released. */
+    final class Renewal {
+        private final Lease lease;
+        private final long periodNanos;
+        private final Renewable target;
+        private final int hash = ThreadLocalRandom.current().nextInt();
+        private final AtomicBoolean busy = new AtomicBoolean();
+        private volatile long dueNanos;
+
+        private Renewal(Lease lease, long periodNanos, long dueNanos, Renewable target) {
+            this.lease = lease;
+            this.periodNanos = periodNanos;
+            this.dueNanos = dueNanos;
+            this.target = target;
+        }
+
+        /** Stops renewing; a renewal already under way finishes. */
+        void cancel() {
+            watched.remove(this);
+        }
+
+        /** Due, or less than a tenth of its period from due: renewing a little early saves a sweep. */
+        boolean isDue(long now) {
+            return dueNanos - now <= periodNanos / 10;
+        }
+
+        boolean claim() {
+            return busy.compareAndSet(false, true);
+        }
+
+        void release() {
+            busy.set(false);
+        }
+
+        private void renew() {
+            if (lease.isLost() || !watched.contains(this)) {
+                watched.remove(this);
+                return;
+            }
+            long started = System.nanoTime();
+            // Whatever happens, the next attempt is one period from this one, as with a fixed-rate task.
+            dueNanos = started + periodNanos;
+            try {
+                if (target.renew()) {
+                    lease.renewed(started);
+                    return;
+                }
+                lease.markLost();
+                watched.remove(this);
+                LOG.log(Level.WARNING, "Sluice: the lease of " + target.describe() + " ran out before it was "
+                        + "released; another holder may have overlapped with this one");
+            } catch (RuntimeException e) {
+                // The lease may well still be alive; isHeld() turns false by itself after a whole lease.
+                LOG.log(Level.DEBUG, "Sluice: renewal of " + target.describe() + " failed, retrying", e);
+            }
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
     }
 
     @Override
     public void close() {
+        closed = true;
+        watched.clear();
         if (own != null) {
             own.shutdownNow();
         }

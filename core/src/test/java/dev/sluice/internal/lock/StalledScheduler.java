@@ -20,7 +20,12 @@ final class StalledScheduler extends ScheduledThreadPoolExecutor {
     }
 
     @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+        return super.schedule(() -> { }, 1, TimeUnit.DAYS);
+    }
+
+    @Override
     public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
-        return schedule(() -> { }, 1, TimeUnit.DAYS);
+        return super.schedule(() -> { }, 1, TimeUnit.DAYS);
     }
 }
