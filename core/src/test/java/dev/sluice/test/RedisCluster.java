@@ -115,7 +115,7 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
     /** As {@link #settings()} with another {@code sluice.redis.timeout}. */
     public RedisSettings settings(Duration timeout) {
         return new RedisSettings(Optional.empty(), List.of(), Optional.empty(), nodes(), List.of(), Optional.empty(),
-                Optional.empty(), 0, false, timeout, RedisSettings.Pool.DEFAULT);
+                Optional.empty(), 0, false, timeout, RedisSettings.Pool.DEFAULT, true);
     }
 
     /** Runs {@code action} on a fresh connection to node {@code index} (0-based). */

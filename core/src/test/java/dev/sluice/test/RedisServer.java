@@ -158,7 +158,7 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, B
     public RedisSettings settings(Duration timeout) {
         Backend b = ensureStarted();
         return new RedisSettings(Optional.of(uri()), List.of(), Optional.empty(), List.of(), List.of(), b.user,
-                b.password, b.database, b.tls, timeout, RedisSettings.Pool.DEFAULT);
+                b.password, b.database, b.tls, timeout, RedisSettings.Pool.DEFAULT, true);
     }
 
     /** The process behind the server, when this fixture started it. */

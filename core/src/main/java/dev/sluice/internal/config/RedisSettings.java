@@ -52,18 +52,10 @@ public record RedisSettings(
         redlockNodes = List.copyOf(redlockNodes);
     }
 
-    /** Settings with pipelining on, its default. */
-    public RedisSettings(Optional<String> uri, List<String> sentinels, Optional<String> masterName,
-            List<String> clusterNodes, List<String> redlockNodes, Optional<String> user, Optional<String> password,
-            int database, boolean tls, Duration timeout, Pool pool) {
-        this(uri, sentinels, masterName, clusterNodes, redlockNodes, user, password, database, tls, timeout, pool,
-                true);
-    }
-
     /** Settings for the in-process store (nothing configured). */
     public static RedisSettings none() {
         return new RedisSettings(Optional.empty(), List.of(), Optional.empty(), List.of(), List.of(),
-                Optional.empty(), Optional.empty(), 0, false, DEFAULT_TIMEOUT, Pool.DEFAULT);
+                Optional.empty(), Optional.empty(), 0, false, DEFAULT_TIMEOUT, Pool.DEFAULT, true);
     }
 
     public Mode mode() {

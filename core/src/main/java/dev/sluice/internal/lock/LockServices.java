@@ -89,7 +89,8 @@ public final class LockServices {
     static RedisSettings nodeSettings(String nodeUri, RedisSettings application) {
         RedisSettings node = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", nodeUri))).redis();
         return new RedisSettings(node.uri(), List.of(), node.masterName(), List.of(), List.of(), node.user(),
-                node.password(), node.database(), node.tls(), application.timeout(), application.pool());
+                node.password(), node.database(), node.tls(), application.timeout(), application.pool(),
+                application.pipelining());
     }
 
     /** A lock store that also closes the subscribers and clients it depends on. */

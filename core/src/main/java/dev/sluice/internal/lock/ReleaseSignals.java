@@ -38,7 +38,7 @@ public final class ReleaseSignals {
     }
 
     /** Registers the current thread as waiting for a release of {@code key}; close the waiter when done. */
-    public Waiter register(String key) {
+    private Waiter register(String key) {
         Waiter waiter = new Waiter(key, Thread.currentThread());
         waiters.compute(key, (k, list) -> {
             List<Waiter> l = list == null ? new ArrayList<>(2) : list;

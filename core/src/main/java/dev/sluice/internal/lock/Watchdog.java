@@ -104,11 +104,6 @@ public final class Watchdog implements AutoCloseable {
         }
     }
 
-    /** Whether renewals run on the container's managed executor. */
-    public boolean usesManagedExecutor() {
-        return own == null;
-    }
-
     /**
      * Renews {@code lease} every {@code leaseMillis / 3}, counted from the start of the store call that granted
      * it ({@code startedNanos}), until {@link Renewal#cancel()} or until the lease is found lost.

@@ -108,7 +108,7 @@ class RedisClusterTest {
     void seedNodesDownAtDeployDoNotFailIt() {
         RedisSettings down = new RedisSettings(Optional.empty(), List.of(), Optional.empty(),
                 List.of("127.0.0.1:" + RedisProcess.freePort(), "127.0.0.1:" + RedisProcess.freePort()), List.of(),
-                Optional.empty(), Optional.empty(), 0, false, Duration.ofMillis(300), RedisSettings.Pool.DEFAULT);
+                Optional.empty(), Optional.empty(), 0, false, Duration.ofMillis(300), RedisSettings.Pool.DEFAULT, true);
 
         try (RedisConnector connector = RedisConnector.connect(down)) {
             assertThat(connector.ping()).isFalse();
@@ -121,7 +121,7 @@ class RedisClusterTest {
     void aPasswordTheNodesDoNotHaveFailsTheDeploymentNamingTheKey() {
         RedisSettings withPassword = new RedisSettings(Optional.empty(), List.of(), Optional.empty(),
                 cluster.nodes(), List.of(), Optional.empty(), Optional.of("Unneeded-pw-77aa"), 0, false,
-                Duration.ofSeconds(2), RedisSettings.Pool.DEFAULT);
+                Duration.ofSeconds(2), RedisSettings.Pool.DEFAULT, true);
 
         assertThatThrownBy(() -> RedisConnector.connect(withPassword))
                 .isInstanceOfSatisfying(SluiceConfigException.class,

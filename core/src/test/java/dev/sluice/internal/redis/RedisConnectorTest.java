@@ -101,7 +101,7 @@ class RedisConnectorTest {
     void missingPasswordFailsTheDeploymentNamingTheKey() {
         RedisSettings noPassword = new RedisSettings(Optional.of(redis.uri()), List.of(), Optional.empty(),
                 List.of(), List.of(), Optional.empty(), Optional.empty(), 0, false, Duration.ofSeconds(2),
-                RedisSettings.Pool.DEFAULT);
+                RedisSettings.Pool.DEFAULT, true);
 
         assertThatThrownBy(() -> RedisConnector.connect(noPassword))
                 .isInstanceOf(SluiceConfigException.class)
@@ -123,7 +123,7 @@ class RedisConnectorTest {
         int port = RedisProcess.freePort();
         RedisSettings down = new RedisSettings(Optional.of("redis://127.0.0.1:" + port), List.of(), Optional.empty(),
                 List.of(), List.of(), Optional.empty(), Optional.of(PASSWORD), 0, false, Duration.ofMillis(500),
-                RedisSettings.Pool.DEFAULT);
+                RedisSettings.Pool.DEFAULT, true);
 
         try (RedisConnector connector = RedisConnector.connect(down)) {
             assertThat(connector.ping()).isFalse();
@@ -192,7 +192,7 @@ class RedisConnectorTest {
         }
         RedisSettings unreachable = new RedisSettings(Optional.of("redis://127.0.0.1:" + RedisProcess.freePort()),
                 List.of(), Optional.empty(), List.of(), List.of(), Optional.of("app"), Optional.of(PASSWORD), 0,
-                false, Duration.ofMillis(300), RedisSettings.Pool.DEFAULT);
+                false, Duration.ofMillis(300), RedisSettings.Pool.DEFAULT, true);
         try (RedisConnector connector = RedisConnector.connect(unreachable)) {
             seen.append(connector).append(unreachable);
             try {
@@ -249,7 +249,7 @@ class RedisConnectorTest {
 
     private static RedisSettings settings(Optional<String> user, String password, int database, Duration timeout) {
         return new RedisSettings(Optional.of(redis.uri()), List.of(), Optional.empty(), List.of(), List.of(), user,
-                Optional.of(password), database, false, timeout, RedisSettings.Pool.DEFAULT);
+                Optional.of(password), database, false, timeout, RedisSettings.Pool.DEFAULT, true);
     }
 
     private static void acl(String... args) {

@@ -124,7 +124,8 @@ class RedisSentinelConnectorTest {
 
     private static RedisSettings settings(List<String> sentinels, String masterName, String password) {
         return new RedisSettings(Optional.empty(), sentinels, Optional.of(masterName), List.of(), List.of(),
-                Optional.empty(), Optional.of(password), 0, false, Duration.ofSeconds(2), RedisSettings.Pool.DEFAULT);
+                Optional.empty(), Optional.of(password), 0, false, Duration.ofSeconds(2), RedisSettings.Pool.DEFAULT,
+                true);
     }
 
     private static String masterValue(String key) {

@@ -70,7 +70,7 @@ class RedisTlsConnectorTest {
         public static void main(String[] args) {
             RedisSettings settings = new RedisSettings(Optional.of(args[0]), List.of(), Optional.empty(), List.of(),
                     List.of(), Optional.empty(), Optional.empty(), 0, true, Duration.ofSeconds(2),
-                    RedisSettings.Pool.DEFAULT);
+                    RedisSettings.Pool.DEFAULT, true);
             try (RedisConnector connector = RedisConnector.connect(settings)) {
                 System.out.println(connector.ping() ? "OK " + connector.client().ping() : "FAILED ping");
             } catch (SluiceConfigException e) {

@@ -169,7 +169,7 @@ class ScriptExecutorTest {
     void preloadWithRedisDownIsSkippedAndCallsFailAsConnectionErrors() {
         RedisSettings down = new RedisSettings(Optional.of("redis://127.0.0.1:" + RedisProcess.freePort()),
                 List.of(), Optional.empty(), List.of(), List.of(), Optional.empty(), Optional.empty(), 0, false,
-                Duration.ofMillis(300), RedisSettings.Pool.DEFAULT);
+                Duration.ofMillis(300), RedisSettings.Pool.DEFAULT, true);
         try (RedisConnector unreachable = RedisConnector.connect(down)) {
             ScriptExecutor offline = ScriptExecutor.of(unreachable);
 
