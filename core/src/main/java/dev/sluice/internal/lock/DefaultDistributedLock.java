@@ -7,7 +7,6 @@ import dev.sluice.internal.metrics.GuardMetrics;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link DistributedLock} of a {@link LockService}: reentrancy from the service's hold table, then the
@@ -51,24 +50,40 @@ final class DefaultDistributedLock implements DistributedLock {
         if (held != null) {
             return Optional.of(held.reenter());
         }
+        String owner = Owners.newToken();
         LockService.Gate gate = service.enterGate(storeKey);
         boolean gateTaken = false;
         boolean acquired = false;
         try {
-            gateTaken = gate.semaphore.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (!gateTaken) {
-                return timedOut(started, throwOnTimeout);
+            LockService.Turn turn = gate.enter(owner, leaseMillis);
+            if (turn != null) {
+                turn.await(deadline);
+                if (turn.state == LockService.Turn.WAITING) {
+                    boolean interrupted = Thread.currentThread().isInterrupted();
+                    if (gate.cancel(turn)) {
+                        if (interrupted) {
+                            throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
+                        }
+                        return timedOut(started, throwOnTimeout);
+                    }
+                    turn.await(deadline); // claimed meanwhile: its outcome comes within one store call
+                }
+                gateTaken = true;
+                if (turn.state == LockService.Turn.GRANTED) {
+                    acquired = true;
+                    return Optional.of(hold(holdKey, gate, owner, turn.fencingToken, leaseMillis, turn.grantedAtNanos,
+                            started));
+                }
+            } else {
+                gateTaken = true;
             }
-            Optional<LockHandle> handle = contend(holdKey, gate, leaseMillis, started, deadline, throwOnTimeout);
+            Optional<LockHandle> handle = contend(holdKey, gate, owner, leaseMillis, started, deadline, throwOnTimeout);
             acquired = handle.isPresent();
             return handle;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockNotAcquiredException(key, waited(started), e);
         } finally {
             if (!acquired) {
                 if (gateTaken) {
-                    gate.semaphore.release();
+                    gate.leave();
                 }
                 service.leaveGate(storeKey, gate);
             }
@@ -76,9 +91,8 @@ final class DefaultDistributedLock implements DistributedLock {
     }
 
     /** Attempts on the store while this thread holds the local gate, parking between them. */
-    private Optional<LockHandle> contend(LockService.HoldKey holdKey, LockService.Gate gate, long leaseMillis,
-                                         long started, long deadline, boolean throwOnTimeout) {
-        String owner = Owners.newToken();
+    private Optional<LockHandle> contend(LockService.HoldKey holdKey, LockService.Gate gate, String owner,
+                                         long leaseMillis, long started, long deadline, boolean throwOnTimeout) {
         ReleaseSignals.Waiter waiter = null;
         try {
             while (true) {
@@ -86,14 +100,8 @@ final class DefaultDistributedLock implements DistributedLock {
                 long attemptStarted = System.nanoTime();
                 Attempt attempt = tryStore(owner, leaseMillis, started);
                 if (attempt.acquired()) {
-                    long acquiredAt = System.nanoTime();
-                    metrics.acquired(acquiredAt - started);
-                    LockHold hold = new LockHold(service, this, holdKey, owner, attempt.fencingToken(), leaseMillis,
-                            new Lease(attemptStarted, service.lockStore.validityMillis(leaseMillis), metrics::leaseLost),
-                            gate, acquiredAt);
-                    service.holds.put(holdKey, hold);
-                    hold.startWatchdog(attemptStarted);
-                    return Optional.of(hold.enter());
+                    return Optional.of(hold(holdKey, gate, owner, attempt.fencingToken(), leaseMillis, attemptStarted,
+                            started));
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -110,6 +118,23 @@ final class DefaultDistributedLock implements DistributedLock {
                 waiter.close();
             }
         }
+    }
+
+    /**
+     * Records a granted acquisition: the hold, its lease and its watchdog.
+     *
+     * @param grantedAtNanos when the store call that granted the lock started (the lease counts from there)
+     */
+    private LockHandle hold(LockService.HoldKey holdKey, LockService.Gate gate, String owner, long fencingToken,
+                            long leaseMillis, long grantedAtNanos, long started) {
+        long acquiredAt = System.nanoTime();
+        metrics.acquired(acquiredAt - started);
+        LockHold hold = new LockHold(service, this, holdKey, owner, fencingToken, leaseMillis,
+                new Lease(grantedAtNanos, service.lockStore.validityMillis(leaseMillis), metrics::leaseLost),
+                gate, acquiredAt);
+        service.holds.put(holdKey, hold);
+        hold.startWatchdog(grantedAtNanos);
+        return hold.enter();
     }
 
     private Attempt tryStore(String owner, long leaseMillis, long started) {

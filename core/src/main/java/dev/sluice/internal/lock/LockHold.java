@@ -85,15 +85,21 @@ final class LockHold implements Watchdog.Renewable {
         service.holds.remove(holdKey, this);
         renewal.cancel();
         lock.metrics().released(System.nanoTime() - acquiredAtNanos);
+        LockService.Turn next = gate.claimNext();
         boolean released;
         try {
-            released = service.lockStore.unlock(lock.storeKey(), owner);
+            released = next == null ? service.lockStore.unlock(lock.storeKey(), owner) : handOver(next);
         } catch (RuntimeException e) {
             // The store is unreachable: the lock goes away when its lease runs out.
             LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its lease", e);
             released = lease.isHeld();
+            if (next != null) {
+                next.contend();
+            }
         } finally {
-            gate.semaphore.release();
+            if (next == null) {
+                gate.leave();
+            }
             service.leaveGate(lock.storeKey(), gate);
         }
         if (!released || lease.isLost()) {
@@ -102,6 +108,23 @@ final class LockHold implements Watchdog.Renewable {
                     + ") had lost its lease before it was released; another holder may have overlapped. "
                     + "The other holder's lock was left untouched");
         }
+    }
+
+    /**
+     * Passes the lock to the next thread queued at the gate in one store call; if the store refuses (another
+     * instance waits, or our lease had run out and somebody else holds it), that thread contends instead.
+     *
+     * @return whether this holder still held the lock
+     */
+    private boolean handOver(LockService.Turn next) {
+        long started = System.nanoTime();
+        LockStore.Handover handover = service.lockStore.handOver(lock.storeKey(), owner, next.owner, next.leaseMillis);
+        if (handover.attempt().acquired()) {
+            next.grant(handover.attempt().fencingToken(), started);
+        } else {
+            next.contend();
+        }
+        return handover.released();
     }
 
     private boolean extend(Duration newLease) {

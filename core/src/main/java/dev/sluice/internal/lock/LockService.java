@@ -7,10 +7,11 @@ import dev.sluice.internal.limit.KeyMaterial;
 import dev.sluice.internal.metrics.SluiceMetrics;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The locks and semaphores of one application over one {@link LockStore} and {@link SemaphoreStore}: it
@@ -34,13 +35,123 @@ public final class LockService implements AutoCloseable {
     }
 
     /**
-     * Lets one thread per JVM and key contend in the store at a time; the others queue here. This keeps a
-     * release from waking a herd of local threads that would all hit the store for one winner, and
-     * makes hand-off between threads of the same JVM cost no store round trip beyond the acquisition.
+     * Lets one thread per JVM and key contend in the store at a time; the others queue here in arrival
+     * order. This keeps a release from waking a herd of local threads that would all hit the store for one
+     * winner, and lets the holder pass the lock straight to the next queued thread in one store call
+     * ({@link LockStore#handOver}) instead of a release and an acquisition.
+     *
+     * <p>{@link #users} is guarded by the service's gate map; the rest by this object's monitor.
      */
     static final class Gate {
-        final Semaphore semaphore = new Semaphore(1);
         int users;
+        private boolean busy;
+        private final ArrayDeque<Turn> queue = new ArrayDeque<>();
+
+        /** Takes the gate if it is free ({@code null}), else queues and returns a turn to wait on. */
+        synchronized Turn enter(String owner, long leaseMillis) {
+            if (!busy) {
+                busy = true;
+                return null;
+            }
+            Turn turn = new Turn(Thread.currentThread(), owner, leaseMillis);
+            queue.add(turn);
+            return turn;
+        }
+
+        /**
+         * For a holder about to release: the next waiting turn, claimed so that it can no longer time out,
+         * to hand the lock to; {@code null} (gate still taken) when nobody waits.
+         */
+        synchronized Turn claimNext() {
+            Turn turn = queue.poll();
+            if (turn != null) {
+                turn.state = Turn.CLAIMED;
+            }
+            return turn;
+        }
+
+        /** Leaves the gate without the lock: the next waiting turn contends in the store, or the gate is free. */
+        void leave() {
+            Turn turn;
+            synchronized (this) {
+                turn = queue.poll();
+                if (turn == null) {
+                    busy = false;
+                    return;
+                }
+                turn.state = Turn.CLAIMED;
+            }
+            turn.contend();
+        }
+
+        /** Gives up a turn that has not been claimed; false when it was claimed and its outcome must be awaited. */
+        synchronized boolean cancel(Turn turn) {
+            if (turn.state != Turn.WAITING) {
+                return false;
+            }
+            queue.remove(turn);
+            turn.state = Turn.CANCELLED;
+            return true;
+        }
+    }
+
+    /**
+     * A thread queued at a {@link Gate}. Its state goes WAITING, then CLAIMED by the leaving holder (or
+     * CANCELLED by the waiter itself), then GRANTED with the lock or CONTEND (its turn to try the store).
+     */
+    static final class Turn {
+        static final int WAITING = 0;
+        static final int CLAIMED = 1;
+        static final int GRANTED = 2;
+        static final int CONTEND = 3;
+        static final int CANCELLED = 4;
+
+        final Thread thread;
+        final String owner;
+        final long leaseMillis;
+        volatile int state = WAITING;
+        /** When granted: the fencing token, and when the store call that granted it started. */
+        long fencingToken;
+        long grantedAtNanos;
+
+        Turn(Thread thread, String owner, long leaseMillis) {
+            this.thread = thread;
+            this.owner = owner;
+            this.leaseMillis = leaseMillis;
+        }
+
+        void grant(long token, long startedNanos) {
+            fencingToken = token;
+            grantedAtNanos = startedNanos;
+            state = GRANTED;
+            LockSupport.unpark(thread);
+        }
+
+        void contend() {
+            state = CONTEND;
+            LockSupport.unpark(thread);
+        }
+
+        /** Parks until claimed and resolved, or until {@code deadline} while still unclaimed, or interrupted. */
+        void await(long deadline) {
+            boolean interrupted = false;
+            while (state < GRANTED) {
+                if (state == WAITING) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || Thread.currentThread().isInterrupted()) {
+                        return;
+                    }
+                    LockSupport.parkNanos(this, left);
+                } else {
+                    // Claimed: the holder's store call decides within its timeout; wait for it.
+                    LockSupport.park(this);
+                    interrupted |= Thread.interrupted();
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     final LockStore lockStore;
@@ -127,6 +238,17 @@ public final class LockService implements AutoCloseable {
             gate.users++;
             return gate;
         });
+    }
+
+    /** Threads of this instance queued for the lock at {@code storeKey} (for tests). */
+    int queued(String storeKey) {
+        Gate gate = gates.get(storeKey);
+        if (gate == null) {
+            return 0;
+        }
+        synchronized (gate) {
+            return gate.queue.size();
+        }
     }
 
     void leaveGate(String storeKey, Gate gate) {

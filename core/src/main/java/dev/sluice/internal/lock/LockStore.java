@@ -28,6 +28,33 @@ public interface LockStore extends AutoCloseable {
     boolean unlock(String key, String owner);
 
     /**
+     * Passes the lock from {@code holder} to {@code next}, another thread of this JVM queued for it, with a
+     * lease of {@code leaseMillis} and a new fencing token, in one atomic step, but only while no other
+     * instance waits for the lock: then it releases the lock (waking those waiters) and refuses {@code next},
+     * which contends like them, so that one busy JVM cannot keep a lock from the others. When {@code holder}
+     * no longer holds the lock, this is an ordinary attempt for {@code next}.
+     *
+     * <p>This default releases and refuses, so {@code next} contends as after any release: stores that
+     * cannot tell whether other instances wait (the in-process store, Redlock) keep the two steps.
+     *
+     * @return whether {@code holder} still held the lock, and {@code next}'s attempt
+     * @throws dev.sluice.internal.limit.StoreUnavailableException or another runtime exception when the
+     *         store cannot be reached
+     */
+    default Handover handOver(String key, String holder, String next, long leaseMillis) {
+        return new Handover(unlock(key, holder), Attempt.refused(0));
+    }
+
+    /**
+     * The outcome of {@link #handOver}.
+     *
+     * @param released whether the holder still held the lock (false: its lease had run out)
+     * @param attempt  the next owner's attempt
+     */
+    record Handover(boolean released, Attempt attempt) {
+    }
+
+    /**
      * Sets the remaining lease to {@code leaseMillis} if {@code owner} still holds the lock.
      *
      * @return false when the lease had run out or another owner holds the lock

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Locks on one Redis (standalone, Sentinel or Cluster): {@code lock-acquire.lua} (SET NX PX plus the fencing
  * counter; a refusal marks the lock as awaited), {@code lock-release.lua} (compare-and-delete, plus PUBLISH
- * when marked) and {@code lock-extend.lua} (compare-and-PEXPIRE), each one {@code EVALSHA}. The lock, its
+ * when marked), {@code lock-handoff.lua} (the holder's lock passed to the next local thread unless another
+ * instance waits) and {@code lock-extend.lua} (compare-and-PEXPIRE), each one {@code EVALSHA}. The lock, its
  * counter ({@code :fence}) and its waiters mark ({@code :waiters}) share a hash slot through the braces of
  * {@code <prefix>:lock:{<material>}}. Thread-safe.
  */
@@ -47,6 +48,18 @@ public final class RedisLockStore implements LockStore {
     @Override
     public boolean unlock(String key, String owner) {
         return (Long) executor.eval(scripts.lockRelease(), List.of(key, waitersKey(key)), List.of(owner, channel)) == 1L;
+    }
+
+    @Override
+    public Handover handOver(String key, String holder, String next, long leaseMillis) {
+        List<?> reply = (List<?>) executor.eval(scripts.lockHandoff(), List.of(key, key + ":fence", waitersKey(key)),
+                List.of(holder, next, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN, channel));
+        long value = (Long) reply.get(1);
+        boolean released = (Long) reply.get(2) == 1L;
+        if ((Long) reply.get(0) == 1L) {
+            return new Handover(released, Attempt.granted(value));
+        }
+        return new Handover(released, Attempt.refused(value == -1 ? Long.MAX_VALUE : value));
     }
 
     /** The mark a refused acquisition leaves so that the release is published: {@code <key>:waiters}. */

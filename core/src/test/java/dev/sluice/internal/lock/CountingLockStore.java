@@ -1,12 +1,16 @@
 package dev.sluice.internal.lock;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** Passes every call to a real store and counts acquisition attempts (reentrancy must not make any). */
+/** Passes every call to a real store and counts them (reentrancy must not make any attempt). */
 final class CountingLockStore implements LockStore {
 
     private final LockStore delegate;
     final AtomicInteger attempts = new AtomicInteger();
+    final AtomicInteger unlocks = new AtomicInteger();
+    final AtomicInteger handOvers = new AtomicInteger();
+    final AtomicReference<Handover> lastHandover = new AtomicReference<>();
 
     CountingLockStore(LockStore delegate) {
         this.delegate = delegate;
@@ -20,7 +24,16 @@ final class CountingLockStore implements LockStore {
 
     @Override
     public boolean unlock(String key, String owner) {
+        unlocks.incrementAndGet();
         return delegate.unlock(key, owner);
+    }
+
+    @Override
+    public Handover handOver(String key, String holder, String next, long leaseMillis) {
+        handOvers.incrementAndGet();
+        Handover handover = delegate.handOver(key, holder, next, leaseMillis);
+        lastHandover.set(handover);
+        return handover;
     }
 
     @Override

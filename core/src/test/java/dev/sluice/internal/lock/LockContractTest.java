@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -265,4 +266,126 @@ abstract class LockContractTest {
         }
     }
 
+
+    /** Runs {@code acquire} on a new thread and waits until it is queued behind this instance's holder. */
+    static Future<LockHandle> queueBehindHolder(ExecutorService pool, LockService service, String key,
+                                                Duration maxWait) {
+        int before = service.queued(service.lockKey(key));
+        Future<LockHandle> queued = pool.submit(() -> service.lock(key).acquire(LONG_LEASE, maxWait));
+        await().atMost(Duration.ofSeconds(10)).until(() -> service.queued(service.lockKey(key)) == before + 1);
+        return queued;
+    }
+
+    @Test
+    void threadQueuedBehindTheHolderOfItsInstanceGetsTheLockOnRelease() throws Exception {
+        LockService service = fixture.service();
+        LockService other = fixture.service();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        LockHandle first = service.lock("queue").acquire(LONG_LEASE, Duration.ZERO);
+        Future<LockHandle> second = queueBehindHolder(pool, service, "queue", Duration.ofSeconds(30));
+        Future<LockHandle> third = queueBehindHolder(pool, service, "queue", Duration.ofSeconds(30));
+
+        first.close();
+        LockHandle secondHandle = second.get(15, TimeUnit.SECONDS);
+        assertThat(secondHandle.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(third.isDone()).isFalse();
+        assertThat(other.lock("queue").tryAcquire(LONG_LEASE)).isEmpty();
+        secondHandle.close();
+        LockHandle thirdHandle = third.get(15, TimeUnit.SECONDS);
+        assertThat(thirdHandle.fencingToken()).isGreaterThan(secondHandle.fencingToken());
+        assertThat(other.lock("queue").tryAcquire(LONG_LEASE)).isEmpty();
+        thirdHandle.close();
+        other.lock("queue").tryAcquire(LONG_LEASE).orElseThrow().close();
+        pool.shutdown();
+    }
+
+    @Test
+    void queuedThreadThatTimesOutOrIsInterruptedLeavesTheQueueToTheNext() throws Exception {
+        LockService service = fixture.service();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        LockHandle holder = service.lock("leave").acquire(LONG_LEASE, Duration.ZERO);
+        AtomicReference<Thread> interruptedThread = new AtomicReference<>();
+        int before = service.queued(service.lockKey("leave"));
+        Future<LockHandle> interrupted = pool.submit(() -> {
+            interruptedThread.set(Thread.currentThread());
+            return service.lock("leave").acquire(LONG_LEASE, Duration.ofSeconds(30));
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> service.queued(service.lockKey("leave")) == before + 1);
+        Future<LockHandle> patient = queueBehindHolder(pool, service, "leave", Duration.ofSeconds(30));
+        Future<LockHandle> impatient = queueBehindHolder(pool, service, "leave", Duration.ofSeconds(2));
+
+        assertThatThrownBy(() -> impatient.get(15, TimeUnit.SECONDS)).hasCauseInstanceOf(LockNotAcquiredException.class);
+        interruptedThread.get().interrupt();
+        assertThatThrownBy(() -> interrupted.get(15, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(LockNotAcquiredException.class)
+                .hasRootCauseInstanceOf(InterruptedException.class);
+        assertThat(service.queued(service.lockKey("leave"))).isEqualTo(1);
+
+        holder.close();
+        try (LockHandle h = patient.get(15, TimeUnit.SECONDS)) {
+            assertThat(h.fencingToken()).isGreaterThan(holder.fencingToken());
+        }
+        assertThat(service.queued(service.lockKey("leave"))).isZero();
+        fixture.service().lock("leave").tryAcquire(LONG_LEASE).orElseThrow().close();
+        pool.shutdown();
+    }
+
+    @Test
+    void holderWhoseLeaseRanOutStillLetsTheQueuedThreadIn() throws Exception {
+        LockService stalled = fixture.stalledService();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        LockHandle holder = stalled.lock("lapsed").acquire(Duration.ofMillis(300), Duration.ZERO);
+        Future<LockHandle> next = queueBehindHolder(pool, stalled, "lapsed", Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !holder.isHeld());
+
+        assertThatThrownBy(holder::close).isInstanceOf(LockLostException.class);
+        try (LockHandle h = next.get(15, TimeUnit.SECONDS)) {
+            assertThat(h.fencingToken()).isGreaterThan(holder.fencingToken());
+        }
+        pool.shutdown();
+    }
+
+    @Test
+    void threadsOfOneInstancePassingTheLockAroundDoNotStarveAnotherInstance() throws Exception {
+        LockService busy = fixture.service();
+        LockService other = fixture.service();
+        int threads = 4;
+        AtomicInteger busyAcquisitions = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> loops = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            loops.add(pool.submit(() -> {
+                while (!stop.get()) {
+                    try (LockHandle ignored = busy.lock("busy").acquire(LONG_LEASE, Duration.ofSeconds(30))) {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        Thread.yield();
+                        inside.decrementAndGet();
+                        busyAcquisitions.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> busyAcquisitions.get() >= 200);
+
+        try (LockHandle h = other.lock("busy").acquire(LONG_LEASE, Duration.ofSeconds(20))) {
+            if (inside.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+            }
+            assertThat(h.isHeld()).isTrue();
+            inside.decrementAndGet();
+        } finally {
+            stop.set(true);
+            for (Future<?> loop : loops) {
+                loop.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+        }
+        assertThat(overlaps).hasValue(0);
+    }
 }

@@ -1,7 +1,18 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.LockHandle;
 import dev.sluice.test.RedisServer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The lock contract on a real Redis: services with separate pools, as separate JVMs would have. */
 class RedisLockContractTest extends LockContractTest {
@@ -12,5 +23,53 @@ class RedisLockContractTest extends LockContractTest {
     @Override
     StoreFixture fixture() {
         return new RedisStoreFixture(redis);
+    }
+
+    @Test
+    void queuedThreadTakesTheLockOverInOneStoreCallWithoutReleasingIt() throws Exception {
+        CountingLockStore[] counting = new CountingLockStore[1];
+        LockService service = fixture.service(store -> counting[0] = new CountingLockStore(store),
+                Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        LockHandle holder = service.lock("pass").acquire(LONG_LEASE, Duration.ZERO);
+        Future<LockHandle> next = queueBehindHolder(pool, service, "pass", Duration.ofSeconds(30));
+
+        holder.close();
+        try (LockHandle h = next.get(15, TimeUnit.SECONDS)) {
+            assertThat(h.fencingToken()).isGreaterThan(holder.fencingToken());
+            assertThat(counting[0].attempts).hasValue(1);
+            assertThat(counting[0].handOvers).hasValue(1);
+            assertThat(counting[0].unlocks).hasValue(0);
+        }
+        assertThat(counting[0].unlocks).hasValue(1);
+        pool.shutdown();
+    }
+
+    @Test
+    void handOverReleasesAndPublishesInsteadWhenAnotherInstanceWaits() throws Exception {
+        CountingLockStore[] counting = new CountingLockStore[1];
+        LockService service = fixture.service(store -> counting[0] = new CountingLockStore(store),
+                Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        LockService other = fixture.serviceWakingOnlyBySignal();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        LockHandle holder = service.lock("fair").acquire(LONG_LEASE, Duration.ZERO);
+        Future<LockHandle> local = queueBehindHolder(pool, service, "fair", Duration.ofSeconds(30));
+        Future<LockHandle> remote = pool.submit(() -> other.lock("fair").acquire(LONG_LEASE, Duration.ofSeconds(30)));
+        // The other instance's refused attempt marks the lock as awaited.
+        await().atMost(Duration.ofSeconds(10)).until(() -> other.signals().waitingKeys() == 1);
+
+        holder.close();
+        assertThat(counting[0].handOvers).hasValue(1);
+        LockStore.Handover handover = counting[0].lastHandover.get();
+        assertThat(handover.released()).isTrue();
+        assertThat(handover.attempt().acquired()).isFalse();
+        // Both get the lock, one after the other: the release was published, not swallowed.
+        try (LockHandle h = local.get(15, TimeUnit.SECONDS)) {
+            assertThat(h.fencingToken()).isGreaterThan(holder.fencingToken());
+        }
+        try (LockHandle h = remote.get(15, TimeUnit.SECONDS)) {
+            assertThat(h.fencingToken()).isGreaterThan(holder.fencingToken());
+        }
+        pool.shutdown();
     }
 }
