@@ -199,8 +199,12 @@ public final class CallCombiner<T, R> {
                 throw error;
             }
         } finally {
+            // Only the rare unanswered call gets an exception: building one (its stack trace) for every call
+            // of every batch cost a lone caller several microseconds per decision.
             for (Call<T, R> call : batch) {
-                call.fail(new IllegalStateException("the batch sender left a request unanswered"));
+                if (!call.done()) {
+                    call.fail(new IllegalStateException("the batch sender left a request unanswered"));
+                }
             }
         }
     }
