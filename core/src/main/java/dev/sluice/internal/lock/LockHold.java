@@ -93,12 +93,11 @@ final class LockHold implements Watchdog.Renewable {
             // The store is unreachable: the lock goes away when its lease runs out.
             LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its lease", e);
             released = lease.isHeld();
-            if (next != null) {
-                next.contend();
-            }
         } finally {
             if (next == null) {
                 gate.leave();
+            } else {
+                next.contend(); // no effect when handOver resolved it; never leaves it parked
             }
             service.leaveGate(lock.storeKey(), gate);
         }

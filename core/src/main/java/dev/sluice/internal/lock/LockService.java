@@ -11,6 +11,7 @@ import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -120,16 +121,23 @@ public final class LockService implements AutoCloseable {
             this.leaseMillis = leaseMillis;
         }
 
+        private static final AtomicIntegerFieldUpdater<Turn> STATE =
+                AtomicIntegerFieldUpdater.newUpdater(Turn.class, "state");
+
+        /** Resolves a claimed turn with the lock; no effect once resolved. */
         void grant(long token, long startedNanos) {
             fencingToken = token;
             grantedAtNanos = startedNanos;
-            state = GRANTED;
-            LockSupport.unpark(thread);
+            if (STATE.compareAndSet(this, CLAIMED, GRANTED)) {
+                LockSupport.unpark(thread);
+            }
         }
 
+        /** Resolves a claimed turn without the lock: its thread tries the store itself. No effect once resolved. */
         void contend() {
-            state = CONTEND;
-            LockSupport.unpark(thread);
+            if (STATE.compareAndSet(this, CLAIMED, CONTEND)) {
+                LockSupport.unpark(thread);
+            }
         }
 
         /** Parks until claimed and resolved, or until {@code deadline} while still unclaimed, or interrupted. */
