@@ -13,10 +13,11 @@
 -- counter outlives this call, in ms, ARGV[5]: how long a waiters mark outlives the lease, in ms,
 -- ARGV[6]: the release channel.
 -- Reply: {1, fencing token, held} when passed or taken; {0, ms to wait before trying again, held} when
--- refused; held is 1 when the holder still owned the lock, else 0.
+-- refused; held is 1 when the holder still owned the lock, else 0. It calls only commands of the documented ACL
+-- user (GET, SET, DEL, PTTL, TIME, PUBLISH; docs/operations.md).
 local held = redis.call('GET', KEYS[1]) == ARGV[1]
 if held then
-  if redis.call('EXISTS', KEYS[3]) == 1 then
+  if redis.call('GET', KEYS[3]) then
     redis.call('DEL', KEYS[1], KEYS[3])
     redis.call('PUBLISH', ARGV[6], KEYS[1])
     return {0, 0, 1}

@@ -77,6 +77,12 @@ public final class InProcessLockStore implements LockStore {
         return Attempt.granted(token);
     }
 
+    /** Release and refuse: this store does not know which instance a waiter belongs to. */
+    @Override
+    public Handover handOver(String key, String holder, String next, long leaseMillis) {
+        return LockStore.releaseAndRefuse(this, key, holder);
+    }
+
     @Override
     public boolean unlock(String key, String owner) {
         synchronized (this) {

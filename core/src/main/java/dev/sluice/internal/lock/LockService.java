@@ -248,8 +248,11 @@ public final class LockService implements AutoCloseable {
         });
     }
 
-    /** Threads of this instance queued for the lock at {@code storeKey} (for tests). */
-    int queued(String storeKey) {
+    /**
+     * Threads of this instance queued behind the holder of the lock at {@code storeKey} ({@link #lockKey}), for
+     * tests and diagnostics.
+     */
+    public int queued(String storeKey) {
         Gate gate = gates.get(storeKey);
         if (gate == null) {
             return 0;

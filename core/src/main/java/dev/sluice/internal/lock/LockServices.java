@@ -107,6 +107,11 @@ public final class LockServices {
             }
 
             @Override
+            public Handover handOver(String key, String holder, String next, long leaseMillis) {
+                return store.handOver(key, holder, next, leaseMillis);
+            }
+
+            @Override
             public boolean extend(String key, String owner, long leaseMillis) {
                 return store.extend(key, owner, leaseMillis);
             }

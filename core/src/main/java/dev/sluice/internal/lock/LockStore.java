@@ -34,15 +34,19 @@ public interface LockStore extends AutoCloseable {
      * which contends like them, so that one busy JVM cannot keep a lock from the others. When {@code holder}
      * no longer holds the lock, this is an ordinary attempt for {@code next}.
      *
-     * <p>This default releases and refuses, so {@code next} contends as after any release: stores that
-     * cannot tell whether other instances wait (the in-process store, Redlock) keep the two steps.
+     * <p>Stores that cannot tell whether other instances wait (the in-process store, Redlock) release and
+     * refuse ({@link #releaseAndRefuse}), so {@code next} contends as after any release. Not a default method on
+     * purpose: a decorating store that forgot to pass it on would silently lose the one-call hand-off.
      *
      * @return whether {@code holder} still held the lock, and {@code next}'s attempt
      * @throws dev.sluice.internal.limit.StoreUnavailableException or another runtime exception when the
      *         store cannot be reached
      */
-    default Handover handOver(String key, String holder, String next, long leaseMillis) {
-        return new Handover(unlock(key, holder), Attempt.refused(0));
+    Handover handOver(String key, String holder, String next, long leaseMillis);
+
+    /** {@link #handOver} in two steps: release {@code holder}'s lock (waking waiters) and let the next thread contend. */
+    static Handover releaseAndRefuse(LockStore store, String key, String holder) {
+        return new Handover(store.unlock(key, holder), Attempt.refused(0));
     }
 
     /**

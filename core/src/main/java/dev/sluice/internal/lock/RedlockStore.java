@@ -125,6 +125,12 @@ public final class RedlockStore implements LockStore {
         return written >= quorum;
     }
 
+    /** Release and refuse: this store does not know which instance a waiter belongs to. */
+    @Override
+    public Handover handOver(String key, String holder, String next, long leaseMillis) {
+        return LockStore.releaseAndRefuse(this, key, holder);
+    }
+
     @Override
     public boolean unlock(String key, String owner) {
         List<Outcome<Boolean>> outcomes = onAll(store -> store.unlock(key, owner));

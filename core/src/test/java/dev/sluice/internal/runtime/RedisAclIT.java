@@ -8,6 +8,7 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.lock.LockService;
 import dev.sluice.test.RedisServer;
 
 import org.junit.jupiter.api.AfterEach;
@@ -162,6 +163,7 @@ class RedisAclIT {
             part(failures, () -> rateLimits(runtime));
             part(failures, () -> assertThat(runtime.redis().orElseThrow().ping()).as("health ping").isTrue());
             part(failures, () -> lockHandOver(runtime, otherNode, evalshaCalls));
+            part(failures, () -> localHandOver(runtime));
             part(failures, () -> semaphore(runtime, otherNode, evalshaCalls));
         }
         if (!failures.isEmpty()) {
@@ -216,6 +218,29 @@ class RedisAclIT {
             assertThat(waiter.get(10, TimeUnit.SECONDS)).isGreaterThan(token);
         } finally {
             other.shutdownNow();
+        }
+    }
+
+    /** A lock passed from its holder to a thread of the same node queued behind it (lock-handoff.lua). */
+    private static void localHandOver(SluiceRuntime runtime) throws Exception {
+        LockService locks = runtime.locks();
+        String storeKey = locks.lockKey("invoice:7");
+        ExecutorService sameNode = Executors.newSingleThreadExecutor();
+        try {
+            long token;
+            Future<Long> next;
+            try (LockHandle held = locks.lock("invoice:7").acquire(Duration.ofSeconds(30), Duration.ZERO)) {
+                token = held.fencingToken();
+                next = sameNode.submit(() -> {
+                    try (LockHandle h = locks.lock("invoice:7").acquire(Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+                        return h.fencingToken();
+                    }
+                });
+                await().atMost(Duration.ofSeconds(10)).until(() -> locks.queued(storeKey) == 1);
+            }
+            assertThat(next.get(10, TimeUnit.SECONDS)).as("local hand-off").isGreaterThan(token);
+        } finally {
+            sameNode.shutdownNow();
         }
     }
 
