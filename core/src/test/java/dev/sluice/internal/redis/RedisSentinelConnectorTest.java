@@ -75,6 +75,23 @@ class RedisSentinelConnectorTest {
     }
 
     @Test
+    void closingRightAfterConnectingLeavesNoSentinelListenerBehind() {
+        // Jedis starts a listener thread per sentinel while building the client; closed at once, a listener that
+        // had not run yet would set itself running again and subscribe for good (a thread and a connection kept
+        // after an undeploy) unless close() makes sure it ends.
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        for (int i = 0; i < 20; i++) {
+            RedisConnector connector = RedisConnector.connect(settings(List.of(openSentinel.address()), MASTER_NAME,
+                    PASSWORD));
+            connector.client();
+            connector.close();
+        }
+
+        assertThat(newLiveThreads(before)).as("sentinel listeners left right after the last close")
+                .filteredOn(name -> name.contains("SentinelListener")).isEmpty();
+    }
+
+    @Test
     void asksAPasswordProtectedSentinelWithTheSameCredentials() {
         try (RedisConnector connector = RedisConnector.connect(settings(List.of(guardedSentinel.address()),
                 MASTER_NAME, PASSWORD))) {
