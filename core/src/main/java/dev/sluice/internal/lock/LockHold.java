@@ -97,7 +97,7 @@ final class LockHold implements Watchdog.Renewable {
             if (next == null) {
                 gate.leave();
             } else {
-                next.contend(); // no effect when handOver resolved it; never leaves it parked
+                next.contend(); // unless handOver granted it the lock; on any outcome, never left parked
             }
             service.leaveGate(lock.storeKey(), gate);
         }
@@ -110,8 +110,9 @@ final class LockHold implements Watchdog.Renewable {
     }
 
     /**
-     * Passes the lock to the next thread queued at the gate in one store call; if the store refuses (another
-     * instance waits, or our lease had run out and somebody else holds it), that thread contends instead.
+     * Passes the lock to the next thread queued at the gate in one store call. If the store refuses (another
+     * instance waits, or our lease had run out and somebody else holds it), the turn is left to {@link #exit},
+     * which lets that thread contend instead.
      *
      * @return whether this holder still held the lock
      */
@@ -120,8 +121,6 @@ final class LockHold implements Watchdog.Renewable {
         LockStore.Handover handover = service.lockStore.handOver(lock.storeKey(), owner, next.owner, next.leaseMillis);
         if (handover.attempt().acquired()) {
             next.grant(handover.attempt().fencingToken(), started);
-        } else {
-            next.contend();
         }
         return handover.released();
     }

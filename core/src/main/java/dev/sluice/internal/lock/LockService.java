@@ -63,26 +63,26 @@ public final class LockService implements AutoCloseable {
          * For a holder about to release: the next waiting turn, claimed so that it can no longer time out,
          * to hand the lock to; {@code null} (gate still taken) when nobody waits.
          */
-        synchronized Turn claimNext() {
-            Turn turn = queue.poll();
-            if (turn != null) {
-                turn.state = Turn.CLAIMED;
-            }
-            return turn;
+        Turn claimNext() {
+            return claim(false);
         }
 
         /** Leaves the gate without the lock: the next waiting turn contends in the store, or the gate is free. */
         void leave() {
-            Turn turn;
-            synchronized (this) {
-                turn = queue.poll();
-                if (turn == null) {
-                    busy = false;
-                    return;
-                }
-                turn.state = Turn.CLAIMED;
+            Turn turn = claim(true);
+            if (turn != null) {
+                turn.contend();
             }
-            turn.contend();
+        }
+
+        private synchronized Turn claim(boolean freeIfNobodyWaits) {
+            Turn turn = queue.poll();
+            if (turn != null) {
+                turn.state = Turn.CLAIMED;
+            } else if (freeIfNobodyWaits) {
+                busy = false;
+            }
+            return turn;
         }
 
         /** Gives up a turn that has not been claimed; false when it was claimed and its outcome must be awaited. */

@@ -37,6 +37,11 @@ public final class RedisLockStore implements LockStore {
     public Attempt tryLock(String key, String owner, long leaseMillis) {
         List<?> reply = (List<?>) executor.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
                 List.of(owner, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN));
+        return attempt(reply);
+    }
+
+    /** {@code {1, fencing token, ...}} or {@code {0, the holder's PTTL, ...}}, as the acquire and hand-off scripts reply. */
+    private static Attempt attempt(List<?> reply) {
         long value = (Long) reply.get(1);
         if ((Long) reply.get(0) == 1L) {
             return Attempt.granted(value);
@@ -54,12 +59,7 @@ public final class RedisLockStore implements LockStore {
     public Handover handOver(String key, String holder, String next, long leaseMillis) {
         List<?> reply = (List<?>) executor.eval(scripts.lockHandoff(), List.of(key, key + ":fence", waitersKey(key)),
                 List.of(holder, next, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN, channel));
-        long value = (Long) reply.get(1);
-        boolean released = (Long) reply.get(2) == 1L;
-        if ((Long) reply.get(0) == 1L) {
-            return new Handover(released, Attempt.granted(value));
-        }
-        return new Handover(released, Attempt.refused(value == -1 ? Long.MAX_VALUE : value));
+        return new Handover((Long) reply.get(2) == 1L, attempt(reply));
     }
 
     /** The mark a refused acquisition leaves so that the release is published: {@code <key>:waiters}. */

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -230,14 +231,13 @@ abstract class LockContractTest {
 
     @Test
     void sameThreadReentersWithoutAStoreCallAndReleasesWithTheOutermost() {
-        CountingLockStore[] counting = new CountingLockStore[1];
-        LockService service = fixture.service(store -> counting[0] = new CountingLockStore(store),
-                Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        Counted counted = countingService();
+        LockService service = counted.service();
         LockService other = fixture.service();
         LockHandle outer = service.lock("re").acquire(LONG_LEASE, Duration.ZERO);
         LockHandle inner = service.lock("re").acquire(LONG_LEASE, Duration.ZERO);
 
-        assertThat(counting[0].attempts).hasValue(1);
+        assertThat(counted.store().attempts).hasValue(1);
         assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
         inner.close();
         assertThat(outer.isHeld()).isTrue();
@@ -266,6 +266,33 @@ abstract class LockContractTest {
         }
     }
 
+
+    /** A service whose store counts the calls made to it, and that counting store. */
+    record Counted(LockService service, CountingLockStore store) {
+    }
+
+    Counted countingService() {
+        CountingLockStore[] counting = new CountingLockStore[1];
+        LockService service = fixture.service(store -> counting[0] = new CountingLockStore(store),
+                Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        return new Counted(service, counting[0]);
+    }
+
+    /** Counts holders inside a critical section and how often a second one was found there. */
+    static final class Inside {
+        final AtomicInteger holders = new AtomicInteger();
+        final AtomicInteger overlaps = new AtomicInteger();
+
+        void enter() {
+            if (holders.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+            }
+        }
+
+        void exit() {
+            holders.decrementAndGet();
+        }
+    }
 
     /** Runs {@code acquire} on a new thread and waits until it is queued behind this instance's holder. */
     static Future<LockHandle> queueBehindHolder(ExecutorService pool, LockService service, String key,
@@ -351,20 +378,17 @@ abstract class LockContractTest {
         LockService other = fixture.service();
         int threads = 4;
         AtomicInteger busyAcquisitions = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
-        AtomicInteger inside = new AtomicInteger();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Inside inside = new Inside();
+        AtomicBoolean stop = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<?>> loops = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             loops.add(pool.submit(() -> {
                 while (!stop.get()) {
                     try (LockHandle ignored = busy.lock("busy").acquire(LONG_LEASE, Duration.ofSeconds(30))) {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
+                        inside.enter();
                         Thread.yield();
-                        inside.decrementAndGet();
+                        inside.exit();
                         busyAcquisitions.incrementAndGet();
                     }
                 }
@@ -373,12 +397,10 @@ abstract class LockContractTest {
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> busyAcquisitions.get() >= 200);
 
-        try (LockHandle h = other.lock("busy").acquire(LONG_LEASE, Duration.ofSeconds(20))) {
-            if (inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
-            }
-            assertThat(h.isHeld()).isTrue();
-            inside.decrementAndGet();
+        try (LockHandle ignored = other.lock("busy").acquire(LONG_LEASE, Duration.ofSeconds(20))) {
+            inside.enter();
+            Thread.yield();
+            inside.exit();
         } finally {
             stop.set(true);
             for (Future<?> loop : loops) {
@@ -386,6 +408,6 @@ abstract class LockContractTest {
             }
             pool.shutdown();
         }
-        assertThat(overlaps).hasValue(0);
+        assertThat(inside.overlaps).hasValue(0);
     }
 }

@@ -27,9 +27,9 @@ class RedisLockContractTest extends LockContractTest {
 
     @Test
     void queuedThreadTakesTheLockOverInOneStoreCallWithoutReleasingIt() throws Exception {
-        CountingLockStore[] counting = new CountingLockStore[1];
-        LockService service = fixture.service(store -> counting[0] = new CountingLockStore(store),
-                Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        Counted counted = countingService();
+        LockService service = counted.service();
+        CountingLockStore counting = counted.store();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         LockHandle holder = service.lock("pass").acquire(LONG_LEASE, Duration.ZERO);
         Future<LockHandle> next = queueBehindHolder(pool, service, "pass", Duration.ofSeconds(30));
@@ -37,19 +37,19 @@ class RedisLockContractTest extends LockContractTest {
         holder.close();
         try (LockHandle h = next.get(15, TimeUnit.SECONDS)) {
             assertThat(h.fencingToken()).isGreaterThan(holder.fencingToken());
-            assertThat(counting[0].attempts).hasValue(1);
-            assertThat(counting[0].handOvers).hasValue(1);
-            assertThat(counting[0].unlocks).hasValue(0);
+            assertThat(counting.attempts).hasValue(1);
+            assertThat(counting.handOvers).hasValue(1);
+            assertThat(counting.unlocks).hasValue(0);
         }
-        assertThat(counting[0].unlocks).hasValue(1);
+        assertThat(counting.unlocks).hasValue(1);
         pool.shutdown();
     }
 
     @Test
     void handOverReleasesAndPublishesInsteadWhenAnotherInstanceWaits() throws Exception {
-        CountingLockStore[] counting = new CountingLockStore[1];
-        LockService service = fixture.service(store -> counting[0] = new CountingLockStore(store),
-                Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        Counted counted = countingService();
+        LockService service = counted.service();
+        CountingLockStore counting = counted.store();
         LockService other = fixture.serviceWakingOnlyBySignal();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         LockHandle holder = service.lock("fair").acquire(LONG_LEASE, Duration.ZERO);
@@ -59,8 +59,8 @@ class RedisLockContractTest extends LockContractTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> other.signals().waitingKeys() == 1);
 
         holder.close();
-        assertThat(counting[0].handOvers).hasValue(1);
-        LockStore.Handover handover = counting[0].lastHandover.get();
+        assertThat(counting.handOvers).hasValue(1);
+        LockStore.Handover handover = counting.lastHandover.get();
         assertThat(handover.released()).isTrue();
         assertThat(handover.attempt().acquired()).isFalse();
         // Both get the lock, one after the other (in either order): the release was published, not swallowed.
