@@ -5,7 +5,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.PolicyConfig;
-import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.runtime.SluiceRuntime;
 
 import java.lang.System.Logger.Level;

@@ -5,7 +5,7 @@ import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
-import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.runtime.SluiceRuntime;
 
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.sluice.internal.limit;
 
+import dev.sluice.internal.redis.KeyMaterial;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.PolicyConfig;

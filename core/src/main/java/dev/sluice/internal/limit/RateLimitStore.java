@@ -1,5 +1,6 @@
 package dev.sluice.internal.limit;
 
+import dev.sluice.StoreUnavailableException;
 import java.util.List;
 
 /**

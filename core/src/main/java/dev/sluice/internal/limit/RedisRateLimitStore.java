@@ -1,5 +1,6 @@
 package dev.sluice.internal.limit;
 
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.CallCombiner;
 import dev.sluice.internal.redis.LuaScript;

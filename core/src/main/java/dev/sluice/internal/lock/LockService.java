@@ -3,7 +3,7 @@ package dev.sluice.internal.lock;
 import dev.sluice.DistributedLock;
 import dev.sluice.DistributedSemaphore;
 import dev.sluice.internal.config.RedisSettings;
-import dev.sluice.internal.limit.KeyMaterial;
+import dev.sluice.internal.redis.KeyMaterial;
 import dev.sluice.internal.metrics.SluiceMetrics;
 
 import java.time.Duration;

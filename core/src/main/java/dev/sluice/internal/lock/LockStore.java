@@ -15,7 +15,7 @@ public interface LockStore extends AutoCloseable {
      * Takes the lock for {@code owner} if nobody holds it, with a lease of {@code leaseMillis}, and issues
      * the next fencing token, in one atomic step.
      *
-     * @throws dev.sluice.internal.limit.StoreUnavailableException or another runtime exception when the
+     * @throws dev.sluice.StoreUnavailableException or another runtime exception when the
      *         store cannot be reached; the caller fails closed
      */
     Attempt tryLock(String key, String owner, long leaseMillis);
@@ -39,7 +39,7 @@ public interface LockStore extends AutoCloseable {
      * purpose: a decorating store that forgot to pass it on would silently lose the one-call hand-off.
      *
      * @return whether {@code holder} still held the lock, and {@code next}'s attempt
-     * @throws dev.sluice.internal.limit.StoreUnavailableException or another runtime exception when the
+     * @throws dev.sluice.StoreUnavailableException or another runtime exception when the
      *         store cannot be reached
      */
     Handover handOver(String key, String holder, String next, long leaseMillis);

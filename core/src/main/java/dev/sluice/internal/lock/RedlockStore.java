@@ -1,6 +1,6 @@
 package dev.sluice.internal.lock;
 
-import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.StoreUnavailableException;
 
 import java.util.ArrayList;
 import java.util.List;

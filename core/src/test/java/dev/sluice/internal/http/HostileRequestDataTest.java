@@ -5,7 +5,7 @@ import dev.sluice.internal.config.Cidr;
 import dev.sluice.internal.config.KeySpec;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
-import dev.sluice.internal.limit.KeyMaterial;
+import dev.sluice.internal.redis.KeyMaterial;
 import dev.sluice.internal.limit.RateLimitEngine;
 
 import org.junit.jupiter.api.Test;

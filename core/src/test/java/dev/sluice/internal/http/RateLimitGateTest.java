@@ -11,7 +11,7 @@ import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.limit.RateLimitStore;
-import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.StoreUnavailableException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.sluice.internal.limit;
 
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;

@@ -5,7 +5,7 @@ import dev.sluice.LockNotAcquiredException;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
-import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.test.RedisProcess;
 import dev.sluice.test.RedisServer;

@@ -12,7 +12,7 @@ import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
-import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.test.LogCapture;
 import dev.sluice.test.RedisServer;

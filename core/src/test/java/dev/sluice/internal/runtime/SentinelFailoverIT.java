@@ -8,7 +8,7 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
-import dev.sluice.internal.limit.StoreUnavailableException;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.test.RedisProcess;
 import dev.sluice.test.RedisStats;
 

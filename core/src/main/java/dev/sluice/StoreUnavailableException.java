@@ -1,4 +1,4 @@
-package dev.sluice.internal.limit;
+package dev.sluice;
 
 import dev.sluice.SluiceException;
 

@@ -1,4 +1,4 @@
-package dev.sluice.internal.limit;
+package dev.sluice.internal.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
