@@ -2,15 +2,13 @@ package dev.sluice.internal.http;
 
 import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.FailureMode;
-import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.runtime.SluiceRuntime;
 
 import java.util.List;
-import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * The one place where the filters ask the rate-limit engine, adding what HTTP needs around it:
@@ -25,8 +23,6 @@ import java.util.WeakHashMap;
  * <p>Thread-safe.
  */
 public final class RateLimitGate {
-
-    private static final Map<SluiceRuntime, CircuitBreaker> BREAKERS = new WeakHashMap<>();
 
     private final RateLimitEngine engine;
     private final FailureMode failureMode;
@@ -45,21 +41,7 @@ public final class RateLimitGate {
      *                    differ from the runtime's configuration)
      */
     public static RateLimitGate of(SluiceRuntime runtime, FailureMode failureMode) {
-        CircuitBreaker breaker;
-        synchronized (BREAKERS) {
-            breaker = BREAKERS.computeIfAbsent(runtime, r -> new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD,
-                    CircuitBreaker.DEFAULT_COOL_DOWN, System::nanoTime, describe(r.config().redis())));
-        }
-        return new RateLimitGate(runtime.rateLimits(), failureMode, breaker);
-    }
-
-    private static String describe(RedisSettings redis) {
-        return switch (redis.mode()) {
-            case STANDALONE -> "Redis at " + redis.uri().orElse("?");
-            case SENTINEL -> "Redis (Sentinel master " + redis.masterName().orElse("?") + ")";
-            case CLUSTER -> "Redis Cluster " + redis.clusterNodes();
-            case IN_PROCESS -> "the in-process rate-limit store";
-        };
+        return new RateLimitGate(runtime.rateLimits(), failureMode, runtime.breaker());
     }
 
     /**

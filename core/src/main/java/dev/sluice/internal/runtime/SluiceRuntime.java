@@ -8,6 +8,7 @@ import dev.sluice.internal.limit.RateLimitStore;
 import dev.sluice.internal.limit.RedisRateLimitStore;
 import dev.sluice.internal.metrics.MetricsBridges;
 import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
@@ -38,6 +39,7 @@ public final class SluiceRuntime implements AutoCloseable {
     private final ScriptExecutor scripts;
     private final RateLimitEngine rateLimits;
     private final SluiceMetrics metrics;
+    private final CircuitBreaker breaker;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile LockService locks;
@@ -48,6 +50,8 @@ public final class SluiceRuntime implements AutoCloseable {
         this.connector = connector;
         this.scripts = scripts;
         this.metrics = metrics;
+        this.breaker = new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
+                System::nanoTime, describe(config.redis()));
         metrics.register(config);
         this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics);
         // First in, so closed last: whatever the others count while closing is still published until then.
@@ -135,6 +139,23 @@ public final class SluiceRuntime implements AutoCloseable {
     /** Runs bundled or replaced Lua scripts with NOSCRIPT recovery; empty with the in-process store. */
     public Optional<ScriptExecutor> scripts() {
         return Optional.ofNullable(scripts);
+    }
+
+    /**
+     * The application's one circuit breaker over its store: every caller (filters, JAX-RS, the programmatic
+     * limiter, locks, semaphores) meets it, so a dead Redis is skipped by all of them at once.
+     */
+    public CircuitBreaker breaker() {
+        return breaker;
+    }
+
+    private static String describe(RedisSettings redis) {
+        return switch (redis.mode()) {
+            case STANDALONE -> "Redis at " + redis.uri().orElse("?");
+            case SENTINEL -> "Redis (Sentinel master " + redis.masterName().orElse("?") + ")";
+            case CLUSTER -> "Redis Cluster " + redis.clusterNodes();
+            case IN_PROCESS -> "the in-process store";
+        };
     }
 
     public SluiceConfig config() {

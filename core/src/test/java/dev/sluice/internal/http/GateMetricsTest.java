@@ -1,5 +1,6 @@
 package dev.sluice.internal.http;
 
+import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.SluiceConfig;

@@ -1,4 +1,4 @@
-package dev.sluice.internal.http;
+package dev.sluice.internal.redis;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -16,16 +16,16 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe and lock-free: the closed state, the hot path, is one volatile read.
  */
-final class CircuitBreaker {
+public final class CircuitBreaker {
 
     /** Consecutive failures that open the breaker. */
-    static final int DEFAULT_THRESHOLD = 3;
+    public static final int DEFAULT_THRESHOLD = 3;
 
     /**
      * How long an open breaker skips the store. Short, so that limiting resumes within about a second
      * of Redis coming back.
      */
-    static final Duration DEFAULT_COOL_DOWN = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_COOL_DOWN = Duration.ofSeconds(1);
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
@@ -45,7 +45,7 @@ final class CircuitBreaker {
      * @param target    what the breaker guards, for the log lines (never contains credentials)
      * @param nanoClock monotonic clock, {@code System::nanoTime} outside tests
      */
-    CircuitBreaker(int threshold, Duration coolDown, LongSupplier nanoClock, String target) {
+    public CircuitBreaker(int threshold, Duration coolDown, LongSupplier nanoClock, String target) {
         if (threshold < 1 || coolDown.isNegative()) {
             throw new IllegalArgumentException("threshold " + threshold + ", cool-down " + coolDown);
         }
@@ -60,7 +60,7 @@ final class CircuitBreaker {
      * the cool-down (the probe). A caller that gets {@code true} must report {@link #onSuccess()} or
      * {@link #onFailure()}.
      */
-    boolean tryAcquire() {
+    public boolean tryAcquire() {
         while (true) {
             State s = state.get();
             switch (s.phase) {
@@ -80,7 +80,7 @@ final class CircuitBreaker {
     }
 
     /** The store answered. */
-    void onSuccess() {
+    public void onSuccess() {
         State s = state.get();
         if (s == State.CLOSED) {
             return;
@@ -97,7 +97,7 @@ final class CircuitBreaker {
     }
 
     /** The store could not be reached. */
-    void onFailure() {
+    public void onFailure() {
         onFailure(null);
     }
 
@@ -106,7 +106,7 @@ final class CircuitBreaker {
      * opens: "Redis failed" alone sends an operator looking at Redis when the real cause is an exhausted pool or
      * a replacement script that fails at run time.
      */
-    void onFailure(Throwable cause) {
+    public void onFailure(Throwable cause) {
         while (true) {
             State s = state.get();
             State next;
@@ -132,12 +132,12 @@ final class CircuitBreaker {
     }
 
     /** Whether calls currently skip the store. */
-    boolean isOpen() {
+    public boolean isOpen() {
         return state.get().phase != Phase.CLOSED;
     }
 
     /** Milliseconds until the next probe may run (0 when closed or due), for {@code Retry-After}. */
-    long millisUntilProbe() {
+    public long millisUntilProbe() {
         State s = state.get();
         if (s.phase == Phase.CLOSED) {
             return 0;

@@ -1,4 +1,4 @@
-package dev.sluice.internal.http;
+package dev.sluice.internal.redis;
 
 import org.junit.jupiter.api.Test;
 
