@@ -16,4 +16,9 @@ public class SluiceException extends RuntimeException {
     public SluiceException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** For exceptions thrown often on a known path, where a stack trace would cost and say nothing. */
+    protected SluiceException(String message, Throwable cause, boolean enableSuppression, boolean writableStackTrace) {
+        super(message, cause, enableSuppression, writableStackTrace);
+    }
 }

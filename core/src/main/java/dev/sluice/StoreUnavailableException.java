@@ -1,12 +1,45 @@
 package dev.sluice;
 
-import dev.sluice.SluiceException;
+import java.time.Duration;
+import java.util.Optional;
 
-/** The store (Redis) could not be reached or failed; rate limits then follow {@code sluice.on-redis-failure}. */
+/**
+ * The store (Redis) could not be reached, failed, or is being skipped after repeated failures (the circuit
+ * breaker is open). Rate limits then follow {@code sluice.on-redis-failure}; locks and semaphores wrap it in
+ * {@link LockNotAcquiredException} / {@link PermitNotAcquiredException} when acquiring and throw it as it
+ * is from other calls.
+ *
+ * <p>Immutable and thread-safe.
+ */
 public class StoreUnavailableException extends SluiceException {
     private static final long serialVersionUID = 1L;
 
+    /** Milliseconds until the store is tried again when the breaker skipped it; -1 for a real failure. */
+    private final long retryAfterMillis;
+
     public StoreUnavailableException(String message, Throwable cause) {
         super(message, cause);
+        this.retryAfterMillis = -1;
+    }
+
+    private StoreUnavailableException(long retryAfterMillis) {
+        // No stack trace: thrown for every call while the breaker is open, and the trace would say nothing.
+        super("Redis is being skipped after repeated failures (circuit breaker open); next attempt in "
+                + retryAfterMillis + " ms", null, false, false);
+        this.retryAfterMillis = retryAfterMillis;
+    }
+
+    /**
+     * The store was not asked because the circuit breaker is open.
+     *
+     * @param retryAfterMillis time until the breaker lets the next call through
+     */
+    public static StoreUnavailableException skipped(long retryAfterMillis) {
+        return new StoreUnavailableException(Math.max(0, retryAfterMillis));
+    }
+
+    /** When the store was skipped by the open circuit breaker: the time until it is tried again. */
+    public Optional<Duration> retryAfter() {
+        return retryAfterMillis < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(retryAfterMillis));
     }
 }

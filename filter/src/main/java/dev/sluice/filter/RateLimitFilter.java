@@ -2,19 +2,16 @@ package dev.sluice.filter;
 
 import dev.sluice.internal.config.ConfigSource;
 import dev.sluice.internal.config.ConfigSources;
-import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.http.ChargedPolicies;
 import dev.sluice.internal.http.ClientAddress;
-import dev.sluice.internal.http.KeyResolution;
 import dev.sluice.internal.http.PathMatcher;
 import dev.sluice.internal.http.ProblemDetails;
 import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.internal.http.RateLimitHeaders;
 import dev.sluice.internal.http.Verdict;
-import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.internal.runtime.SluiceRuntimes;
 import jakarta.servlet.Filter;
@@ -70,7 +67,7 @@ public class RateLimitFilter implements Filter {
 
     /** Everything {@link #doFilter} needs, built once in {@link #init}. */
     private record Active(SluiceRuntime runtime, RateLimitGate gate, PathMatcher matcher,
-                          Map<String, KeyResolution> keys, ClientAddress clientAddresses, HeaderMode headers) {
+                          Map<String, RateLimitGate.Policy> policies, ClientAddress clientAddresses) {
     }
 
     private volatile Active active;
@@ -99,16 +96,16 @@ public class RateLimitFilter implements Filter {
             LOG.log(Level.DEBUG, "Sluice: filter '" + name + "' has no policy with paths; it passes every request");
             return;
         }
-        Map<String, KeyResolution> keys = new HashMap<>();
+        Map<String, RateLimitGate.Policy> policies = new HashMap<>();
         for (PolicyConfig policy : config.policies().values()) {
             if (policy.enabled() && !policy.paths().isEmpty()) {
-                keys.put(policy.name(), KeyResolution.of(policy, false));
+                policies.put(policy.name(), RateLimitGate.Policy.of(policy, false));
             }
         }
         SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
-        active = new Active(runtime, RateLimitGate.of(runtime, config.onRedisFailure()), matcher, Map.copyOf(keys),
-                new ClientAddress(config.trustedProxies()), config.headers());
-        LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + keys.keySet().stream().sorted().toList()
+        active = new Active(runtime, RateLimitGate.of(runtime, config.headers()), matcher, Map.copyOf(policies),
+                new ClientAddress(config.trustedProxies()));
+        LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + policies.keySet().stream().sorted().toList()
                 + " in " + context.getContextPath() + "/");
     }
 
@@ -126,27 +123,16 @@ public class RateLimitFilter implements Filter {
             chain.doFilter(request, response);
             return;
         }
-        Object charged = http.getAttribute(ChargedPolicies.ATTRIBUTE);
-        ServletRequestView view = new ServletRequestView(http, path, a.clientAddresses);
-        List<LimitCall> calls = new ArrayList<>(matched.size());
-        List<String> decided = new ArrayList<>(matched.size());
+        List<RateLimitGate.Policy> candidates = new ArrayList<>(matched.size());
         for (PolicyConfig policy : matched) {
-            if (ChargedPolicies.contains(charged, policy.name())) {
-                continue;
-            }
-            decided.add(policy.name());
-            String rawKey = a.keys.get(policy.name()).rawKey(view);
-            if (rawKey != null) {
-                calls.add(new LimitCall(policy, rawKey, policy.cost()));
-            }
+            candidates.add(a.policies.get(policy.name()));
         }
-        if (decided.isEmpty()) {
-            chain.doFilter(request, response);
-            return;
+        Verdict verdict = a.gate.decide(new ServletRequestView(http, path, a.clientAddresses), candidates,
+                http.getAttribute(ChargedPolicies.ATTRIBUTE));
+        if (verdict.charged().isPresent()) {
+            http.setAttribute(ChargedPolicies.ATTRIBUTE, verdict.charged().get());
         }
-        http.setAttribute(ChargedPolicies.ATTRIBUTE, ChargedPolicies.with(charged, decided));
-        Verdict verdict = a.gate.check(calls);
-        for (RateLimitHeaders.Header header : verdict.headers(a.headers)) {
+        for (RateLimitHeaders.Header header : verdict.headers()) {
             out.setHeader(header.name(), header.value());
         }
         if (verdict.admitted()) {

@@ -12,8 +12,9 @@ import java.lang.System.Logger.Level;
 
 /**
  * The programmatic {@link RateLimiter} of one configured policy, over the application's rate-limit engine.
- * A disabled policy admits everything without a store call. When the store is unreachable,
- * {@code sluice.on-redis-failure=allow} admits (an allowed decision with the policy's full limit) and
+ * A disabled policy admits everything without a store call. When the store cannot be asked (it failed, or the
+ * application's circuit breaker skips it after repeated failures, in which case no call waits),
+ * the policy's {@code on-redis-failure=allow} admits (an allowed decision with the policy's full limit) and
  * {@code deny} rethrows the {@link StoreUnavailableException}, so callers can tell "limited" (a denied
  * decision, HTTP 429) from "cannot decide" (HTTP 503), as the filters do. Thread-safe.
  */
@@ -50,7 +51,7 @@ final class ConfiguredRateLimiter implements RateLimiter {
         try {
             return runtime.rateLimits().decide(policy, key, cost);
         } catch (StoreUnavailableException e) {
-            if (runtime.config().onRedisFailure() == FailureMode.DENY) {
+            if (policy.onRedisFailure() == FailureMode.DENY) {
                 throw e;
             }
             LOG.log(Level.DEBUG, "Sluice: admitting (sluice.on-redis-failure=allow) as the store is unreachable", e);

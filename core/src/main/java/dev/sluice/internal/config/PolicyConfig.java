@@ -1,6 +1,7 @@
 package dev.sluice.internal.config;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -13,6 +14,8 @@ import java.util.Set;
  * @param methods    upper-case HTTP methods it applies to; empty = all
  * @param cost       tokens one request takes, {@code 1 <= cost <= first bandwidth's capacity}
  * @param enabled    false switches the policy off
+ * @param onRedisFailure what a request under this policy gets while Redis cannot be asked:
+ *                   {@code sluice.limit.<name>.on-redis-failure}, else {@code sluice.on-redis-failure}
  */
 public record PolicyConfig(
         String name,
@@ -21,12 +24,25 @@ public record PolicyConfig(
         List<String> paths,
         Set<String> methods,
         long cost,
-        boolean enabled) {
+        boolean enabled,
+        FailureMode onRedisFailure) {
 
     public PolicyConfig {
         bandwidths = List.copyOf(bandwidths);
         paths = List.copyOf(paths);
         methods = Set.copyOf(methods);
+        Objects.requireNonNull(onRedisFailure, "onRedisFailure");
+    }
+
+    /** A policy that fails open when Redis cannot be asked, the default of {@code sluice.on-redis-failure}. */
+    public PolicyConfig(String name, List<Bandwidth> bandwidths, KeySpec key, List<String> paths, Set<String> methods,
+                        long cost, boolean enabled) {
+        this(name, bandwidths, key, paths, methods, cost, enabled, FailureMode.ALLOW);
+    }
+
+    /** This policy with another failure mode. */
+    public PolicyConfig withOnRedisFailure(FailureMode mode) {
+        return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, mode);
     }
 
     public boolean appliesTo(String method) {

@@ -18,7 +18,8 @@ final class PolicyLoader {
 
     static final String PREFIX = "sluice.limit.";
 
-    static final List<String> ATTRIBUTES = List.of("rate", "burst", "key", "paths", "methods", "cost", "enabled");
+    static final List<String> ATTRIBUTES = List.of("rate", "burst", "key", "paths", "methods", "cost", "enabled",
+            "on-redis-failure");
 
     /** Policy names go into Redis keys, so no braces (Cluster hash tags) and no colons (key structure). */
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -86,7 +87,12 @@ final class PolicyLoader {
         String enabledKey = key(name, "enabled");
         boolean enabled = source.get(enabledKey).map(v -> Values.bool(enabledKey, v)).orElse(true);
 
-        return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled);
+        String failureKey = key(name, "on-redis-failure");
+        FailureMode onRedisFailure = source.get(failureKey)
+                .map(v -> Values.oneOf(failureKey, v, FailureMode.class))
+                .orElseGet(() -> SluiceConfigLoader.onRedisFailure(source));
+
+        return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled, onRedisFailure);
     }
 
     static void checkName(String name, String key) {

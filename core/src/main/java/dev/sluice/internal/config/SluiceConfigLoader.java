@@ -93,8 +93,7 @@ public final class SluiceConfigLoader {
         return new SluiceConfig(
                 redis,
                 prefix,
-                source.get(ON_REDIS_FAILURE).map(v -> Values.oneOf(ON_REDIS_FAILURE, v, FailureMode.class))
-                        .orElse(FailureMode.ALLOW),
+                onRedisFailure(source),
                 proxies,
                 source.get(HEADERS).map(v -> Values.oneOf(HEADERS, v, HeaderMode.class)).orElse(HeaderMode.IETF),
                 source.get(FILTER_ENABLED).map(v -> Values.bool(FILTER_ENABLED, v)).orElse(true),
@@ -203,5 +202,11 @@ public final class SluiceConfigLoader {
         final Set<String> locks = new TreeSet<>();
         final Set<String> semaphores = new TreeSet<>();
         final Set<String> scripts = new TreeSet<>();
+    }
+
+    /** {@code sluice.on-redis-failure}: the failure mode of every policy that sets none of its own. */
+    static FailureMode onRedisFailure(ConfigSource source) {
+        return source.get(ON_REDIS_FAILURE).map(v -> Values.oneOf(ON_REDIS_FAILURE, v, FailureMode.class))
+                .orElse(FailureMode.ALLOW);
     }
 }

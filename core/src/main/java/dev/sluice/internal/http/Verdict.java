@@ -4,17 +4,15 @@ import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.HeaderMode;
 
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 
 /**
- * What a filter does with a request after {@link RateLimitGate#check}: let it through (with informational
- * headers), or answer it with a status, headers and a problem body. Immutable and thread-safe.
- *
- * @param outcome           what happened
- * @param decisions         the store's decisions, one per call; empty when the store was not consulted
- * @param retryAfterSeconds for {@link Outcome#UNAVAILABLE_DENIED}: seconds until the store is tried again
- *                          (at least 1); 0 otherwise
+ * What an adapter does with a request after {@link RateLimitGate#decide}: let it through (with informational
+ * headers), or answer it with a status, headers and a problem body; and which policies to record as decided
+ * on the request. Immutable and thread-safe.
  */
-public record Verdict(Outcome outcome, List<RateLimitDecision> decisions, long retryAfterSeconds) {
+public final class Verdict {
 
     /** The four ways a rate-limited request can go. */
     public enum Outcome {
@@ -22,17 +20,59 @@ public record Verdict(Outcome outcome, List<RateLimitDecision> decisions, long r
         ALLOWED,
         /** At least one policy refused; nothing was charged: 429. */
         DENIED,
-        /** The store is unreachable and {@code sluice.on-redis-failure=allow}: admitted without headers. */
+        /** The store cannot be asked and every policy says {@code on-redis-failure=allow}: admitted without headers. */
         UNAVAILABLE_ALLOWED,
-        /** The store is unreachable and {@code sluice.on-redis-failure=deny}: 503. */
+        /** The store cannot be asked and a policy says {@code on-redis-failure=deny}: 503. */
         UNAVAILABLE_DENIED
     }
 
-    /** The verdict for a request with no calls: admitted, and the store was not consulted. */
-    public static final Verdict NOTHING_TO_CHECK = new Verdict(Outcome.ALLOWED, List.of(), 0);
+    /** The verdict for a request no policy applies to: admitted, nothing to record, the store not asked. */
+    public static final Verdict NOTHING_TO_CHECK = new Verdict(Outcome.ALLOWED, List.of(), 0, HeaderMode.NONE, null);
 
-    public Verdict {
-        decisions = List.copyOf(decisions);
+    private final Outcome outcome;
+    private final List<RateLimitDecision> decisions;
+    private final long retryAfterSeconds;
+    private final HeaderMode headerMode;
+    private final Set<String> charged;
+
+    /**
+     * @param decisions         the store's decisions, one per call; empty when the store was not asked
+     * @param retryAfterSeconds for {@link Outcome#UNAVAILABLE_DENIED}: seconds until the store is tried again
+     *                          (at least 1); 0 otherwise
+     */
+    Verdict(Outcome outcome, List<RateLimitDecision> decisions, long retryAfterSeconds, HeaderMode headerMode) {
+        this(outcome, decisions, retryAfterSeconds, headerMode, null);
+    }
+
+    private Verdict(Outcome outcome, List<RateLimitDecision> decisions, long retryAfterSeconds, HeaderMode headerMode,
+                    Set<String> charged) {
+        this.outcome = outcome;
+        this.decisions = List.copyOf(decisions);
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.headerMode = headerMode;
+        this.charged = charged;
+    }
+
+    /** This verdict, telling the adapter to record {@code charged} as the request's decided policies. */
+    Verdict recording(Set<String> charged) {
+        return new Verdict(outcome, decisions, retryAfterSeconds, headerMode, Set.copyOf(charged));
+    }
+
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    /** The store's decisions, one per policy asked; empty when the store was not asked. */
+    public List<RateLimitDecision> decisions() {
+        return decisions;
+    }
+
+    /**
+     * The new value of the request's {@link ChargedPolicies#ATTRIBUTE}: the policies decided before and by
+     * this verdict. Empty when nothing was decided (the attribute stays as it is).
+     */
+    public Optional<Set<String>> charged() {
+        return Optional.ofNullable(charged);
     }
 
     /** Whether the protected resource may run. */
@@ -49,11 +89,11 @@ public record Verdict(Outcome outcome, List<RateLimitDecision> decisions, long r
         };
     }
 
-    /** Headers for the response, admitted or not, in the given mode. */
-    public List<RateLimitHeaders.Header> headers(HeaderMode mode) {
+    /** Headers for the response, admitted or not, in the adapter's {@code sluice.headers} mode. */
+    public List<RateLimitHeaders.Header> headers() {
         return switch (outcome) {
-            case ALLOWED -> RateLimitHeaders.allowed(decisions, mode);
-            case DENIED -> RateLimitHeaders.denied(decisions, mode);
+            case ALLOWED -> RateLimitHeaders.allowed(decisions, headerMode);
+            case DENIED -> RateLimitHeaders.denied(decisions, headerMode);
             case UNAVAILABLE_DENIED -> List.of(RateLimitHeaders.retryAfter(retryAfterSeconds));
             case UNAVAILABLE_ALLOWED -> List.of();
         };
@@ -66,5 +106,10 @@ public record Verdict(Outcome outcome, List<RateLimitDecision> decisions, long r
             case UNAVAILABLE_DENIED -> ProblemDetails.serviceUnavailable(retryAfterSeconds);
             default -> throw new IllegalStateException("an admitted request has no problem body");
         };
+    }
+
+    @Override
+    public String toString() {
+        return "Verdict[" + outcome + ", " + decisions + ", retryAfter=" + retryAfterSeconds + "s, charged=" + charged + "]";
     }
 }

@@ -7,6 +7,7 @@ import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.redis.CircuitBreaker;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +15,9 @@ import java.util.List;
 /**
  * Turns "these policies, for these keys" into one store call and the store's outcomes into
  * {@link RateLimitDecision}s, counting per policy what it decided in the application's
- * {@link SluiceMetrics}: every rate-limit decision of an application passes here. Stateless apart from its
- * store, key prefix and counters; thread-safe.
+ * {@link SluiceMetrics}: every rate-limit decision of an application passes here, from the filters and from
+ * the programmatic limiter alike, and so through the application's {@link CircuitBreaker}. Stateless apart
+ * from its store, key prefix, breaker and counters; thread-safe.
  */
 public final class RateLimitEngine {
 
@@ -32,16 +34,23 @@ public final class RateLimitEngine {
     private final RateLimitStore store;
     private final String keyPrefix;
     private final SluiceMetrics metrics;
+    private final CircuitBreaker breaker;
 
-    /** An engine whose counts are published nowhere (tests, benchmarks). */
+    /** An engine with a breaker of its own, whose counts are published nowhere (tests, benchmarks). */
     public RateLimitEngine(RateLimitStore store, String keyPrefix) {
-        this(store, keyPrefix, SluiceMetrics.unpublished(RedisSettings.none()));
+        this(store, keyPrefix, SluiceMetrics.unpublished(RedisSettings.none()),
+                new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
+                        System::nanoTime, "the rate-limit store"));
     }
 
-    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics) {
+    /**
+     * @param breaker the application's breaker, shared with its locks and semaphores
+     */
+    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker) {
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.metrics = metrics;
+        this.breaker = breaker;
     }
 
     /** The Redis key of a policy's bucket for {@code rawKey}: {@code <prefix>:rl:{<policy>:<material>}}. */
@@ -51,13 +60,18 @@ public final class RateLimitEngine {
 
     /**
      * Decides every call in one atomic store operation (one Redis round trip, per hash slot in Cluster).
-     * The request is admitted only when every returned decision is allowed; then all were charged.
+     * The request is admitted only when every returned decision is allowed; then all were charged. While
+     * the breaker is open the store is not asked and the call fails at once.
      *
-     * @throws StoreUnavailableException when the store cannot be reached
+     * @throws StoreUnavailableException when the store cannot be reached, or the breaker skips it
      */
     public List<RateLimitDecision> decide(List<LimitCall> calls) {
         if (calls.isEmpty()) {
             return List.of();
+        }
+        long ticket = breaker.enter();
+        if (ticket == CircuitBreaker.REFUSED) {
+            throw StoreUnavailableException.skipped(breaker.millisUntilProbe());
         }
         List<BucketRequest> requests = new ArrayList<>(calls.size());
         for (LimitCall call : calls) {
@@ -71,12 +85,21 @@ public final class RateLimitEngine {
         try {
             outcomes = store.consume(requests);
         } catch (StoreUnavailableException e) {
+            breaker.onFailure(ticket, e);
+            metrics.redis().breaker(breaker.isOpen());
             for (LimitCall call : calls) {
                 metrics.policy(call.policy().name()).redisError();
             }
             metrics.redis().failed(e);
             throw e;
+        } catch (RuntimeException | Error e) {
+            // the store answered, even if with something unexpected: it is reachable
+            breaker.onSuccess(ticket);
+            metrics.redis().breaker(breaker.isOpen());
+            throw e;
         }
+        breaker.onSuccess(ticket);
+        metrics.redis().breaker(breaker.isOpen());
         metrics.redis().answered();
         List<RateLimitDecision> decisions = new ArrayList<>(calls.size());
         boolean admitted = true;
@@ -144,8 +167,13 @@ public final class RateLimitEngine {
         return store;
     }
 
-    /** The application's metrics, where the gate also reports its breaker's state. */
+    /** The application's metrics. */
     public SluiceMetrics metrics() {
         return metrics;
+    }
+
+    /** The breaker every call of this engine goes through. */
+    public CircuitBreaker breaker() {
+        return breaker;
     }
 }

@@ -6,9 +6,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 /**
- * Keeps a dead Redis from adding a full timeout to every request: after {@code threshold} consecutive
+ * Keeps a dead Redis from adding a full timeout to every call: after {@code threshold} consecutive
  * failures the breaker opens and calls skip the store for {@code coolDown}; then exactly one call is let
  * through as a probe. A successful probe closes the breaker, a failed one opens it for another cool-down.
+ * One breaker belongs to each application's runtime and every caller meets it: the servlet and JAX-RS
+ * filters, the programmatic rate limiter, locks and semaphores.
+ *
+ * <p>Each call that may go ahead gets a ticket from {@link #enter()} and reports its outcome with that
+ * ticket. While a probe runs, only the probe's own answer counts: a late answer to a call sent before the
+ * outage says nothing about Redis now. Failures that a flood produces on a healthy Redis (the local
+ * connection pool exhausted, an {@code OOM} reply: see {@link RedisFailures#isOverload}) are not counted:
+ * counting them would let a flood switch every fail-open limit off.
  *
  * <p>Logs one WARNING when it opens and one when it closes again (operators alert on the first and look
  * for the second in the same place); failed probes and individual failures are not logged, so a long
@@ -27,12 +35,19 @@ public final class CircuitBreaker {
      */
     public static final Duration DEFAULT_COOL_DOWN = Duration.ofSeconds(1);
 
+    /** What {@link #enter()} returns when the call must skip the store. */
+    public static final long REFUSED = -1;
+
+    /** The ticket of every call let through while the breaker is closed. */
+    private static final long ORDINARY = 0;
+
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
     private enum Phase { CLOSED, OPEN, PROBING }
 
-    private record State(Phase phase, int failures, long openUntilNanos) {
-        static final State CLOSED = new State(Phase.CLOSED, 0, 0);
+    /** {@code probe} is the ticket of the running probe (PROBING), else of the last one. */
+    private record State(Phase phase, int failures, long openUntilNanos, long probe) {
+        static final State CLOSED = new State(Phase.CLOSED, 0, 0, ORDINARY);
     }
 
     private final int threshold;
@@ -56,75 +71,79 @@ public final class CircuitBreaker {
     }
 
     /**
-     * Whether this call may go to the store: always while closed; when open, only the first caller after
-     * the cool-down (the probe). A caller that gets {@code true} must report {@link #onSuccess()} or
-     * {@link #onFailure()}.
+     * Whether this call may go to the store, as a ticket: always while closed; when open, only the first
+     * caller after the cool-down (the probe). A caller that gets a ticket other than {@link #REFUSED} must
+     * report {@link #onSuccess(long)} or {@link #onFailure(long, Throwable)} with it.
      */
-    public boolean tryAcquire() {
+    public long enter() {
         while (true) {
             State s = state.get();
             switch (s.phase) {
                 case CLOSED:
-                    return true;
+                    return ORDINARY;
                 case PROBING:
-                    return false;
+                    return REFUSED;
                 default:
                     if (nanoClock.getAsLong() - s.openUntilNanos < 0) {
-                        return false;
+                        return REFUSED;
                     }
-                    if (state.compareAndSet(s, new State(Phase.PROBING, s.failures, s.openUntilNanos))) {
-                        return true;
+                    long probe = s.probe + 1;
+                    if (state.compareAndSet(s, new State(Phase.PROBING, s.failures, s.openUntilNanos, probe))) {
+                        return probe;
                     }
             }
         }
     }
 
-    /** The store answered. */
-    public void onSuccess() {
+    /** The store answered the call holding {@code ticket}. */
+    public void onSuccess(long ticket) {
         State s = state.get();
         if (s == State.CLOSED) {
             return;
         }
-        if (s.phase == Phase.OPEN) {
-            // A late answer to a call that started before the breaker opened says nothing about now; the probe
-            // decides. Without this, calls in flight when an outage begins close the breaker again at once, and
-            // it flaps (two WARNINGs per flap) until they have drained.
+        if (s.phase == Phase.OPEN || (s.phase == Phase.PROBING && ticket != s.probe)) {
+            // A late answer to a call that started before the breaker opened, or before this probe, says nothing
+            // about now; the probe decides. Without this, calls in flight when an outage begins close the breaker
+            // again at once, and it flaps (two WARNINGs per flap) until they have drained.
             return;
         }
-        if (state.compareAndSet(s, State.CLOSED) && s.phase != Phase.CLOSED) {
-            LOG.log(Level.WARNING, "Sluice: " + target + " is reachable again; rate limits are enforced again");
+        State next = s.phase == Phase.PROBING ? State.CLOSED : new State(Phase.CLOSED, 0, 0, s.probe);
+        if (state.compareAndSet(s, next) && s.phase == Phase.PROBING) {
+            LOG.log(Level.WARNING, "Sluice: " + target + " is reachable again; calls go to it again");
         }
-    }
-
-    /** The store could not be reached. */
-    public void onFailure() {
-        onFailure(null);
     }
 
     /**
-     * The store failed with {@code cause}. Its message goes into the one WARNING logged when the breaker
-     * opens: "Redis failed" alone sends an operator looking at Redis when the real cause is an exhausted pool or
-     * a replacement script that fails at run time.
+     * The call holding {@code ticket} failed with {@code cause} (may be null). Its message goes into the one
+     * WARNING logged when the breaker opens: "Redis failed" alone sends an operator looking at Redis when the
+     * real cause is an exhausted pool or a replacement script that fails at run time.
      */
-    public void onFailure(Throwable cause) {
+    public void onFailure(long ticket, Throwable cause) {
+        boolean overload = cause != null && RedisFailures.isOverload(cause);
         while (true) {
             State s = state.get();
             State next;
             if (s.phase == Phase.CLOSED) {
+                if (overload) {
+                    return; // a flood on a healthy Redis: not a sign that Redis is down
+                }
                 int failures = s.failures + 1;
-                next = failures < threshold ? new State(Phase.CLOSED, failures, 0)
-                        : new State(Phase.OPEN, failures, nanoClock.getAsLong() + coolDownNanos);
-            } else if (s.phase == Phase.PROBING) {
-                next = new State(Phase.OPEN, s.failures + 1, nanoClock.getAsLong() + coolDownNanos);
+                next = failures < threshold ? new State(Phase.CLOSED, failures, 0, s.probe)
+                        : new State(Phase.OPEN, failures, nanoClock.getAsLong() + coolDownNanos, s.probe);
+            } else if (s.phase == Phase.PROBING && ticket == s.probe) {
+                // An overloaded probe learnt nothing: the next caller probes again at once.
+                next = overload ? new State(Phase.OPEN, s.failures, s.openUntilNanos, s.probe)
+                        : new State(Phase.OPEN, s.failures + 1, nanoClock.getAsLong() + coolDownNanos, s.probe);
             } else {
-                return; // a call that started before the breaker opened; the cool-down already runs
+                return; // a call that started before the breaker opened or before this probe
             }
             if (state.compareAndSet(s, next)) {
                 if (s.phase == Phase.CLOSED && next.phase == Phase.OPEN) {
                     LOG.log(Level.WARNING, "Sluice: " + target + " failed " + next.failures
                             + " times in a row" + (cause == null ? "" : " (last: " + cause.getMessage() + ")")
                             + "; skipping it for " + coolDownNanos / 1_000_000
-                            + " ms at a time until it answers again (sluice.on-redis-failure applies meanwhile)");
+                            + " ms at a time until it answers again (sluice.on-redis-failure applies to rate"
+                            + " limits meanwhile; locks and semaphores are refused)");
                 }
                 return;
             }

@@ -73,6 +73,23 @@ public final class RedisFailures {
         return Optional.empty();
     }
 
+    /**
+     * Whether {@code failure} is what a flood produces on a healthy Redis rather than a sign that Redis is
+     * down: the local connection pool exhausted (Jedis' "Could not get a resource from the pool", or a
+     * {@code NoSuchElementException} from commons-pool), or Redis refusing a write for want of memory
+     * ({@code OOM}). The circuit breaker does not count these.
+     */
+    public static boolean isOverload(Throwable failure) {
+        for (Throwable t : chain(failure)) {
+            String message = String.valueOf(t.getMessage());
+            if (t instanceof java.util.NoSuchElementException || message.startsWith("Could not get a resource")
+                    || message.contains("OOM command not allowed")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The key holding the addresses Sluice connects to in {@code settings}' mode. */
     private static String addressKey(RedisSettings settings) {
         switch (settings.mode()) {

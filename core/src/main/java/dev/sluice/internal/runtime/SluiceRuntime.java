@@ -53,7 +53,7 @@ public final class SluiceRuntime implements AutoCloseable {
         this.breaker = new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
                 System::nanoTime, describe(config.redis()));
         metrics.register(config);
-        this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics);
+        this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics, breaker);
         // First in, so closed last: whatever the others count while closing is still published until then.
         closeables.add(metrics);
         if (connector != null) {

@@ -3,6 +3,7 @@ package dev.sluice.internal.http;
 import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.FailureMode;
+import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
@@ -48,7 +49,7 @@ class GateMetricsTest {
     @Test
     void failOpenPassesAndTheBreakerStateAreCountedWhileRedisIsDown() {
         redis.assumeControllable();
-        RateLimitGate gate = RateLimitGate.of(runtime, FailureMode.ALLOW);
+        RateLimitGate gate = RateLimitGate.of(runtime, HeaderMode.IETF);
         assertThat(gate.check(calls).outcome()).isEqualTo(Verdict.Outcome.ALLOWED);
 
         redis.stop();
@@ -73,9 +74,11 @@ class GateMetricsTest {
     @Test
     void failClosedCountsNoFailOpenPass() {
         redis.assumeControllable();
-        RateLimitGate gate = RateLimitGate.of(runtime, FailureMode.DENY);
+        RateLimitGate gate = RateLimitGate.of(runtime, HeaderMode.IETF);
+        List<LimitCall> failClosed = calls.stream()
+                .map(c -> new LimitCall(c.policy().withOnRedisFailure(FailureMode.DENY), c.rawKey(), c.cost())).toList();
         redis.stop();
-        assertThat(gate.check(calls).outcome()).isEqualTo(Verdict.Outcome.UNAVAILABLE_DENIED);
+        assertThat(gate.check(failClosed).outcome()).isEqualTo(Verdict.Outcome.UNAVAILABLE_DENIED);
 
         assertThat(runtime.metrics().policy("api").failOpenCount()).isZero();
         assertThat(runtime.metrics().policy("api").redisErrorCount()).isEqualTo(1);

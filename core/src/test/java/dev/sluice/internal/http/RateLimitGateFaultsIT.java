@@ -2,6 +2,7 @@ package dev.sluice.internal.http;
 
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.FailureMode;
+import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
@@ -174,6 +175,11 @@ class RateLimitGateFaultsIT {
             }
 
             @Override
+            public boolean opensTheBreaker() {
+                return false;
+            }
+
+            @Override
             public void remove() {
                 held.forEach(Connection::close);
             }
@@ -186,6 +192,29 @@ class RateLimitGateFaultsIT {
         assertThat(report.outcomes).containsOnlyKeys(Outcome.ALLOWED, Outcome.UNAVAILABLE_DENIED);
         assertThat(report.longestFaultCall.get()).as("somebody waited for a connection")
                 .isGreaterThanOrEqualTo(MAX_WAIT.toNanos() / 2);
+    }
+
+    @Test
+    void aRedisOutOfMemoryFailsEachCallPerTheFailureModeButDoesNotSwitchTheLimitsOff() throws Exception {
+        Report report = underLoad(FailureMode.ALLOW, Map.of(), new Fault() {
+            @Override
+            public void inject() {
+                REDIS.admin().configSet("maxmemory", "1");
+            }
+
+            @Override
+            public boolean opensTheBreaker() {
+                return false;
+            }
+
+            @Override
+            public void remove() {
+                REDIS.admin().configSet("maxmemory", "0");
+            }
+        });
+        report.print("Redis out of memory (maxmemory 1, noeviction), on-redis-failure=allow");
+        report.assertBoundedBy(TIMEOUT.plus(SLACK));
+        assertThat(report.outcomes).containsOnlyKeys(Outcome.ALLOWED, Outcome.UNAVAILABLE_ALLOWED);
     }
 
     @Test
@@ -232,6 +261,14 @@ class RateLimitGateFaultsIT {
         default boolean injectBetweenCalls() {
             return false;
         }
+
+        /**
+         * Whether the fault is Redis failing, which opens the breaker; an exhausted pool or a full Redis is
+         * what a flood produces on a healthy Redis and must not switch every limit off.
+         */
+        default boolean opensTheBreaker() {
+            return true;
+        }
     }
 
     /**
@@ -245,9 +282,10 @@ class RateLimitGateFaultsIT {
         values.put("sluice.redis.timeout", TIMEOUT.toMillis() + "ms");
         values.put("sluice.limit.api.rate", "1000000/1s");
         values.put("sluice.limit.strict.rate", "5/1h");
+        values.put("sluice.on-redis-failure", mode.name().toLowerCase(java.util.Locale.ROOT));
         SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(values));
         runtime = SluiceRuntime.start(config);
-        RateLimitGate gate = RateLimitGate.of(runtime, mode);
+        RateLimitGate gate = RateLimitGate.of(runtime, HeaderMode.IETF);
         PolicyConfig api = config.policy("api").orElseThrow();
         PolicyConfig strict = config.policy("strict").orElseThrow();
 
@@ -263,6 +301,9 @@ class RateLimitGateFaultsIT {
                     report.betweenCalls.readLock().lock();
                     try {
                         report.call(() -> gate.check(List.of(new LimitCall(api, client, 1))));
+                        if (gate.isBreakerOpen()) {
+                            report.breakerSeenOpen.set(true);
+                        }
                     } finally {
                         report.betweenCalls.readLock().unlock();
                     }
@@ -322,15 +363,21 @@ class RateLimitGateFaultsIT {
         assertThat(report.errors).as("exceptions thrown to callers").isEmpty();
         List<String> breakerLines = logs.records(Level.WARNING, "dev.sluice").stream().map(logs::text)
                 .filter(text -> text.contains("in a row") || text.contains("reachable again")).toList();
-        assertThat(breakerLines).as("one warning when the breaker opened and one when it closed, no flapping")
-                .hasSize(2);
-        assertThat(breakerLines.get(0)).contains("in a row");
+        if (fault.opensTheBreaker()) {
+            assertThat(breakerLines).as("one warning when the breaker opened and one when it closed, no flapping")
+                    .hasSize(2);
+            assertThat(breakerLines.get(0)).contains("in a row");
+        } else {
+            assertThat(breakerLines).as("a flood is not an outage: the breaker stays closed").isEmpty();
+            assertThat(report.breakerSeenOpen).as("the breaker never opened").isFalse();
+        }
         return report;
     }
 
     /** What the callers saw. */
     private static final class Report {
         final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicBoolean breakerSeenOpen = new AtomicBoolean();
         /** Callers hold it (shared) for each call; a fault that must land between calls takes it exclusively. */
         final ReentrantReadWriteLock betweenCalls = new ReentrantReadWriteLock();
         final LongAdder decided = new LongAdder();
@@ -379,7 +426,7 @@ class RateLimitGateFaultsIT {
                 case UNAVAILABLE_DENIED -> {
                     unavailable.increment();
                     longestUnavailableCall.accumulateAndGet(took, Math::max);
-                    smallestRetryAfter.accumulateAndGet(verdict.retryAfterSeconds(), Math::min);
+                    smallestRetryAfter.accumulateAndGet(retryAfter(verdict), Math::min);
                 }
                 case UNAVAILABLE_ALLOWED -> {
                     unavailable.increment();
@@ -408,5 +455,10 @@ class RateLimitGateFaultsIT {
                     TimeUnit.NANOSECONDS.toMillis(longestUnavailableCall.get()),
                     TimeUnit.NANOSECONDS.toMillis(resumedAfterNanos), counts());
         }
+    }
+
+    private static long retryAfter(Verdict verdict) {
+        return verdict.headers().stream().filter(h -> h.name().equals(RateLimitHeaders.RETRY_AFTER))
+                .mapToLong(h -> Long.parseLong(h.value())).findFirst().orElseThrow();
     }
 }

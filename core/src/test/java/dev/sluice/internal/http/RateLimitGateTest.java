@@ -1,6 +1,7 @@
 package dev.sluice.internal.http;
 
-import dev.sluice.internal.redis.CircuitBreaker;
+import dev.sluice.RateLimitDecision;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.HeaderMode;
@@ -12,28 +13,39 @@ import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.limit.RateLimitStore;
-import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.redis.CircuitBreaker;
+import dev.sluice.test.Json;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/**
+ * The one per-request decision both adapters call: which policies apply, their keys, the one store call, what
+ * is recorded as charged, the headers and the problem body. The adapters' own tests only check translation.
+ */
 class RateLimitGateTest {
 
-    /** The in-process store behind a switch that makes it fail like an unreachable Redis. */
+    /** The in-process store behind a switch that makes it fail like an unreachable Redis; it records each call. */
     static final class SwitchableStore implements RateLimitStore {
         final InProcessRateLimitStore real = new InProcessRateLimitStore();
         final AtomicInteger calls = new AtomicInteger();
+        final List<List<String>> keys = new ArrayList<>();
         volatile boolean down;
 
         @Override
         public List<BucketOutcome> consume(List<BucketRequest> requests) {
             calls.incrementAndGet();
+            keys.add(requests.stream().map(r -> r.key(0)).toList());
             if (down) {
                 throw new StoreUnavailableException("connection refused", null);
             }
@@ -45,74 +57,127 @@ class RateLimitGateTest {
         }
     }
 
-    private final PolicyConfig login = new PolicyConfig("login", List.of(new Bandwidth(5, Duration.ofMinutes(1), 5)),
-            KeySpec.IP, List.of("/login"), Set.of(), 1, true);
+    private final PolicyConfig login = policy("login", 5, KeySpec.IP, Set.of("POST"));
     private final SwitchableStore store = new SwitchableStore();
     private final AtomicLong nanos = new AtomicLong();
     private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(1), nanos::get, "test store");
+    private final RateLimitGate gate = new RateLimitGate(new RateLimitEngine(store, "sluice",
+            SluiceMetrics.unpublished(RedisSettings.none()), breaker), HeaderMode.IETF);
 
-    private RateLimitGate gate(FailureMode mode) {
-        return new RateLimitGate(new RateLimitEngine(store, "sluice"), mode, breaker);
+    private static PolicyConfig policy(String name, long perMinute, KeySpec key, Set<String> methods) {
+        return new PolicyConfig(name, List.of(new Bandwidth(perMinute, Duration.ofMinutes(1), perMinute)), key,
+                List.of("/login"), methods, 1, true);
     }
 
-    private List<LimitCall> call() {
-        return List.of(new LimitCall(login, "192.0.2.1", 1));
+    private static RateLimitGate.Policy http(PolicyConfig policy) {
+        return RateLimitGate.Policy.of(policy, false);
+    }
+
+    private List<LimitCall> call(FailureMode mode) {
+        return List.of(new LimitCall(login.withOnRedisFailure(mode), "192.0.2.1", 1));
+    }
+
+    private Verdict postLogin(Object charged, PolicyConfig... policies) {
+        return gate.decide(TestRequest.get("/login").method("POST"),
+                List.of(policies).stream().map(RateLimitGateTest::http).toList(), charged);
     }
 
     @Test
-    void deniesTheSixthRequestOfAFivePerMinutePolicy() {
-        RateLimitGate gate = gate(FailureMode.ALLOW);
+    void deniesTheSixthRequestOfAFivePerMinutePolicyWithHeadersAndAProblemBody() {
         for (int i = 0; i < 5; i++) {
-            Verdict v = gate.check(call());
+            Verdict v = postLogin(null, login);
             assertThat(v.admitted()).isTrue();
             assertThat(v.decisions().get(0).remaining()).isEqualTo(4 - i);
+            assertThat(v.headers()).extracting(RateLimitHeaders.Header::name)
+                    .containsExactly("RateLimit-Policy", "RateLimit");
         }
-        Verdict denied = gate.check(call());
+        Verdict denied = postLogin(null, login);
         assertThat(denied.outcome()).isEqualTo(Verdict.Outcome.DENIED);
         assertThat(denied.status()).isEqualTo(429);
-        assertThat(denied.headers(HeaderMode.IETF)).extracting(RateLimitHeaders.Header::name)
+        assertThat(denied.headers()).extracting(RateLimitHeaders.Header::name)
                 .containsExactly("Retry-After", "RateLimit-Policy", "RateLimit");
-        assertThat(denied.problem().status()).isEqualTo(429);
+        assertThat(denied.headers()).contains(new RateLimitHeaders.Header("RateLimit-Policy", "\"login\";q=5;w=60"));
+        Map<String, Object> body = Json.parseObject(denied.problem().toJson());
+        assertThat(body).containsEntry("status", 429L).containsEntry("policy", "login");
+        assertThat(denied.charged()).contains(Set.of("login"));
     }
 
     @Test
-    void touchesNoStoreWithoutCalls() {
-        assertThat(gate(FailureMode.DENY).check(List.of())).isSameAs(Verdict.NOTHING_TO_CHECK);
+    void asksTheStoreOnceForEveryPolicyOfTheRequestWithEachPolicysKey() {
+        PolicyConfig perUser = policy("per-user", 100, new KeySpec(KeySpec.Type.PRINCIPAL, ""), Set.of());
+        PolicyConfig perTenant = policy("per-tenant", 100, new KeySpec(KeySpec.Type.HEADER, "X-Tenant"), Set.of());
+        Verdict v = gate.decide(TestRequest.get("/login").method("POST").user("alice").header("X-Tenant", "acme"),
+                List.of(http(login), http(perUser), http(perTenant)), null);
+
+        assertThat(v.admitted()).isTrue();
+        assertThat(store.calls).hasValue(1);
+        assertThat(store.keys.get(0)).containsExactly("sluice:rl:{login:192.0.2.1}",
+                "sluice:rl:{per-user:user:alice}", "sluice:rl:{per-tenant:h:acme}");
+        assertThat(v.decisions()).extracting(RateLimitDecision::policy)
+                .containsExactly("login", "per-user", "per-tenant");
+        assertThat(v.charged()).contains(Set.of("login", "per-user", "per-tenant"));
+    }
+
+    @Test
+    void skipsPoliciesAlreadyChargedForTheRequestAndKeepsThemRecorded() {
+        PolicyConfig api = policy("api", 100, KeySpec.IP, Set.of());
+        Verdict v = postLogin(Set.of("login", "from-elsewhere"), login, api);
+        assertThat(store.keys).containsExactly(List.of("sluice:rl:{api:192.0.2.1}"));
+        assertThat(v.charged()).contains(Set.of("login", "from-elsewhere", "api"));
+    }
+
+    @Test
+    void nothingToCheckWhenEveryCandidateWasChargedOrDoesNotApply() {
+        PolicyConfig off = new PolicyConfig("off", login.bandwidths(), KeySpec.IP, List.of("/login"), Set.of(), 1, false);
+        assertThat(gate.decide(TestRequest.get("/login").method("GET"), List.of(http(login), http(off)), null))
+                .as("login lists POST only; off is switched off").isSameAs(Verdict.NOTHING_TO_CHECK);
+        assertThat(postLogin(Set.of("login"), login)).isSameAs(Verdict.NOTHING_TO_CHECK);
+        assertThat(Verdict.NOTHING_TO_CHECK.charged()).isEmpty();
         assertThat(store.calls).hasValue(0);
     }
 
     @Test
     void admitsWithoutHeadersWhenTheStoreIsDownAndFailingOpen() {
         store.down = true;
-        Verdict v = gate(FailureMode.ALLOW).check(call());
+        Verdict v = gate.check(call(FailureMode.ALLOW));
         assertThat(v.outcome()).isEqualTo(Verdict.Outcome.UNAVAILABLE_ALLOWED);
         assertThat(v.admitted()).isTrue();
-        assertThat(v.headers(HeaderMode.BOTH)).isEmpty();
+        assertThat(v.headers()).isEmpty();
     }
 
     @Test
     void answers503WithRetryAfterWhenTheStoreIsDownAndFailingClosed() {
         store.down = true;
-        Verdict v = gate(FailureMode.DENY).check(call());
+        Verdict v = gate.check(call(FailureMode.DENY));
         assertThat(v.admitted()).isFalse();
         assertThat(v.status()).isEqualTo(503);
-        assertThat(v.headers(HeaderMode.IETF)).containsExactly(new RateLimitHeaders.Header("Retry-After", "1"));
+        assertThat(v.headers()).containsExactly(new RateLimitHeaders.Header("Retry-After", "1"));
         assertThat(v.problem().status()).isEqualTo(503);
+    }
+
+    @Test
+    void onePolicyThatFailsClosedRefusesTheRequestWhileTheOthersFailOpen() {
+        store.down = true;
+        PolicyConfig api = policy("api", 100, KeySpec.IP, Set.of()).withOnRedisFailure(FailureMode.ALLOW);
+        Verdict v = postLogin(null, api, login.withOnRedisFailure(FailureMode.DENY));
+        assertThat(v.status()).isEqualTo(503);
+
+        Verdict open = postLogin(null, api);
+        assertThat(open.outcome()).isEqualTo(Verdict.Outcome.UNAVAILABLE_ALLOWED);
     }
 
     @Test
     void stopsCallingADeadStoreOnceTheBreakerOpensAndProbesAfterTheCoolDown() {
         store.down = true;
-        RateLimitGate gate = gate(FailureMode.DENY);
         for (int i = 0; i < 10; i++) {
-            assertThat(gate.check(call()).status()).isEqualTo(503);
+            assertThat(gate.check(call(FailureMode.DENY)).status()).isEqualTo(503);
         }
         assertThat(store.calls).as("only the failures up to the threshold reach the store").hasValue(3);
         assertThat(gate.isBreakerOpen()).isTrue();
 
         nanos.addAndGet(Duration.ofSeconds(1).toNanos());
         store.down = false;
-        assertThat(gate.check(call()).admitted()).isTrue();
+        assertThat(gate.check(call(FailureMode.DENY)).admitted()).isTrue();
         assertThat(store.calls).hasValue(4);
         assertThat(gate.isBreakerOpen()).isFalse();
     }
@@ -120,11 +185,11 @@ class RateLimitGateTest {
     @Test
     void retryAfterOfA503CoversTheRestOfTheCoolDown() {
         store.down = true;
-        RateLimitGate gate = gate(FailureMode.DENY);
         for (int i = 0; i < 3; i++) {
-            gate.check(call());
+            gate.check(call(FailureMode.DENY));
         }
         nanos.addAndGet(Duration.ofMillis(200).toNanos());
-        assertThat(gate.check(call()).retryAfterSeconds()).isEqualTo(1);
+        assertThat(gate.check(call(FailureMode.DENY)).headers())
+                .containsExactly(new RateLimitHeaders.Header("Retry-After", "1"));
     }
 }

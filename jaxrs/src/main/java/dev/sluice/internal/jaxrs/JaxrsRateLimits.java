@@ -3,12 +3,10 @@ package dev.sluice.internal.jaxrs;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.ConfigSource;
 import dev.sluice.internal.config.ConfigSources;
-import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.http.ClientAddress;
-import dev.sluice.internal.http.KeyResolution;
 import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.internal.metrics.Kind;
 import dev.sluice.internal.runtime.SluiceRuntime;
@@ -47,7 +45,6 @@ public final class JaxrsRateLimits implements AutoCloseable {
     private final MethodPolicies methodPolicies;
     private final RateLimitGate gate;
     private final ClientAddress clientAddress;
-    private final HeaderMode headerMode;
     private final boolean servletApi;
     private final AtomicBoolean warnedMissingPeer = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -57,9 +54,8 @@ public final class JaxrsRateLimits implements AutoCloseable {
         this.loader = loader;
         this.runtime = runtime;
         this.methodPolicies = new MethodPolicies(source);
-        this.gate = RateLimitGate.of(runtime, config.onRedisFailure());
+        this.gate = RateLimitGate.of(runtime, config.headers());
         this.clientAddress = new ClientAddress(config.trustedProxies());
-        this.headerMode = config.headers();
         this.servletApi = servletApi;
     }
 
@@ -100,19 +96,17 @@ public final class JaxrsRateLimits implements AutoCloseable {
         if (policies.isEmpty()) {
             return;
         }
-        List<RateLimitRequestFilter.Limit> limits = new ArrayList<>(policies.size());
+        List<RateLimitGate.Policy> limits = new ArrayList<>(policies.size());
         for (PolicyConfig policy : policies) {
             // Inline @RateLimited policies are in no configuration the runtime saw; their names come from
             // annotations, so they may be metric names (else they would count under "(other)").
             runtime.metrics().register(Kind.RATE_LIMIT, policy.name());
-            KeyResolution key;
             try {
-                key = KeyResolution.of(policy, true);
+                limits.add(RateLimitGate.Policy.of(policy, true));
             } catch (SluiceConfigException e) {
                 throw new SluiceConfigException(e.key(), "@RateLimited(\"" + policy.name() + "\") on "
                         + MethodPolicies.describe(resourceClass, method) + ": " + e.getMessage());
             }
-            limits.add(new RateLimitRequestFilter.Limit(policy, key));
         }
         if (servletApi) {
             context.register(ServletPeerFilter.class, priority - 1);
@@ -127,10 +121,6 @@ public final class JaxrsRateLimits implements AutoCloseable {
 
     ClientAddress clientAddress() {
         return clientAddress;
-    }
-
-    HeaderMode headerMode() {
-        return headerMode;
     }
 
     /**

@@ -1,27 +1,24 @@
 package dev.sluice.internal.jaxrs;
 
-import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.http.ChargedPolicies;
-import dev.sluice.internal.http.KeyResolution;
 import dev.sluice.internal.http.ProblemDetails;
+import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.internal.http.RateLimitHeaders;
 import dev.sluice.internal.http.Verdict;
-import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.Response;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Decides the policies of one resource method for each request, all in one store call, and aborts with 429
- * (or 503 when the store is down and {@code sluice.on-redis-failure=deny}) before the resource runs.
+ * Translates between JAX-RS and the one rate-limit decision ({@link RateLimitGate#decide}) for the policies of
+ * one resource method: aborts with the verdict's status, headers and problem body before the resource runs,
+ * or hands an admitted verdict to {@link RateLimitResponseFilter} in a request property.
  *
- * <p>A policy already decided for this request by the servlet filter is skipped: the servlet filter records
- * it in a request attribute, which JAX-RS on a servlet container exposes as a request property. The
- * verdict of an admitted request is handed to {@link RateLimitResponseFilter} in a request property.
+ * <p>Policies already decided for this request by the servlet filter are recorded in a request attribute,
+ * which JAX-RS on a servlet container exposes as a request property; the gate skips them.
  *
  * <p>One instance per resource method, created at deployment; immutable and thread-safe.
  */
@@ -30,41 +27,23 @@ final class RateLimitRequestFilter implements ContainerRequestFilter {
     /** Request property carrying the {@link Verdict} of an admitted request to the response filter. */
     static final String VERDICT_PROPERTY = "dev.sluice.jaxrs.verdict";
 
-    /** One policy of the method with its key derivation, built at deployment. */
-    record Limit(PolicyConfig policy, KeyResolution key) {
-    }
-
-    private final List<Limit> limits;
+    private final List<RateLimitGate.Policy> policies;
     private final JaxrsRateLimits shared;
 
-    RateLimitRequestFilter(List<Limit> limits, JaxrsRateLimits shared) {
-        this.limits = List.copyOf(limits);
+    RateLimitRequestFilter(List<RateLimitGate.Policy> policies, JaxrsRateLimits shared) {
+        this.policies = List.copyOf(policies);
         this.shared = shared;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
-        Object charged = request.getProperty(ChargedPolicies.ATTRIBUTE);
         ContainerRequestView view = new ContainerRequestView(request, shared.clientAddress());
-        List<LimitCall> calls = new ArrayList<>(limits.size());
-        List<String> decided = new ArrayList<>(limits.size());
-        for (Limit limit : limits) {
-            PolicyConfig policy = limit.policy();
-            if (!policy.appliesTo(request.getMethod()) || ChargedPolicies.contains(charged, policy.name())) {
-                continue;
-            }
-            String rawKey = limit.key().rawKey(view);
-            if (rawKey != null) {
-                calls.add(new LimitCall(policy, rawKey, policy.cost()));
-                decided.add(policy.name());
-            }
-        }
-        if (calls.isEmpty()) {
+        Verdict verdict = shared.gate().decide(view, policies, request.getProperty(ChargedPolicies.ATTRIBUTE));
+        if (verdict.charged().isEmpty()) {
             return;
         }
         shared.noticeMissingPeer(view);
-        Verdict verdict = shared.gate().check(calls);
-        request.setProperty(ChargedPolicies.ATTRIBUTE, ChargedPolicies.with(charged, decided));
+        request.setProperty(ChargedPolicies.ATTRIBUTE, verdict.charged().get());
         if (verdict.admitted()) {
             request.setProperty(VERDICT_PROPERTY, verdict);
             return;
@@ -72,7 +51,7 @@ final class RateLimitRequestFilter implements ContainerRequestFilter {
         Response.ResponseBuilder refusal = Response.status(verdict.status())
                 .type(ProblemDetails.MEDIA_TYPE)
                 .entity(verdict.problem().toJson());
-        for (RateLimitHeaders.Header header : verdict.headers(shared.headerMode())) {
+        for (RateLimitHeaders.Header header : verdict.headers()) {
             refusal.header(header.name(), header.value());
         }
         request.abortWith(refusal.build());

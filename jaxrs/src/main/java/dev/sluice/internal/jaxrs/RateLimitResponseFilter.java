@@ -25,7 +25,7 @@ final class RateLimitResponseFilter implements ContainerResponseFilter {
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         if (request.getProperty(RateLimitRequestFilter.VERDICT_PROPERTY) instanceof Verdict verdict) {
-            for (RateLimitHeaders.Header header : verdict.headers(shared.headerMode())) {
+            for (RateLimitHeaders.Header header : verdict.headers()) {
                 response.getHeaders().putSingle(header.name(), header.value());
             }
         }

@@ -1,0 +1,83 @@
+package dev.sluice.internal.http;
+
+import dev.sluice.RequestView;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** A request as an adapter would present it to the gate, built field by field. */
+final class TestRequest implements RequestView {
+
+    private String method = "GET";
+    private String path = "/";
+    private String principal;
+    private String clientAddress = "192.0.2.1";
+    private final Map<String, String> headers = new HashMap<>();
+
+    static TestRequest get(String path) {
+        TestRequest r = new TestRequest();
+        r.path = path;
+        return r;
+    }
+
+    TestRequest method(String m) {
+        method = m;
+        return this;
+    }
+
+    TestRequest from(String address) {
+        clientAddress = address;
+        return this;
+    }
+
+    TestRequest user(String name) {
+        principal = name;
+        return this;
+    }
+
+    TestRequest header(String name, String value) {
+        headers.put(name, value);
+        return this;
+    }
+
+    @Override
+    public String method() {
+        return method;
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public Optional<String> header(String name) {
+        return Optional.ofNullable(headers.get(name));
+    }
+
+    @Override
+    public Optional<String> queryParameter(String name) {
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<String> pathParameter(String name) {
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<String> principal() {
+        return Optional.ofNullable(principal);
+    }
+
+    @Override
+    public String clientAddress() {
+        return clientAddress;
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) {
+        throw new IllegalArgumentException(type.getName());
+    }
+}
