@@ -22,10 +22,17 @@ public interface DistributedLock {
      *
      * @param lease   how long the lock lives in Redis if this process stops renewing it
      * @param maxWait how long to wait for a current holder to release; {@code Duration.ZERO} to try once
-     * @throws LockNotAcquiredException on timeout or when Redis is unreachable (fails closed)
+     * @throws LockNotAcquiredException on timeout, or when Redis cannot be asked (fails closed; the cause is
+     *                                  then a {@link StoreUnavailableException})
      */
     LockHandle acquire(Duration lease, Duration maxWait);
 
-    /** Tries once; empty when another owner holds the lock. Throws {@link LockNotAcquiredException} when Redis is unreachable. */
+    /**
+     * Tries once.
+     *
+     * @return the handle, or empty when another owner holds the lock
+     * @throws LockNotAcquiredException when Redis cannot be asked (fails closed; the cause is a
+     *                                  {@link StoreUnavailableException})
+     */
     Optional<LockHandle> tryAcquire(Duration lease);
 }

@@ -19,10 +19,19 @@ public interface DistributedSemaphore {
     /**
      * Takes a permit, waiting at most {@code maxWait}.
      *
-     * @throws PermitNotAcquiredException on timeout or when Redis is unreachable (fails closed)
+     * @param lease   how long the permit lives in Redis if this process stops renewing it
+     * @param maxWait how long to wait for a permit to be returned; {@code Duration.ZERO} to try once
+     * @throws PermitNotAcquiredException on timeout, or when Redis cannot be asked (fails closed; the cause
+     *                                    is then a {@link StoreUnavailableException})
      */
     Permit acquire(Duration lease, Duration maxWait);
 
-    /** Tries once; empty when all permits are held. */
+    /**
+     * Tries once.
+     *
+     * @return the permit, or empty when all permits are held
+     * @throws PermitNotAcquiredException when Redis cannot be asked (fails closed; the cause is a
+     *                                    {@link StoreUnavailableException})
+     */
     Optional<Permit> tryAcquire(Duration lease);
 }

@@ -26,11 +26,11 @@ public interface LockHandle extends AutoCloseable {
     boolean isHeld();
 
     /**
-     * Sets the remaining lease to {@code lease} if this handle still owns the lock. The watchdog keeps
-     * renewing with the lease given at acquisition.
+     * Sets the remaining lease to {@code lease} if this handle still owns the lock. From then on the
+     * watchdog renews with this lease, so the lock's expiry in Redis and {@link #isHeld()} agree.
      *
      * @return {@code false} when the lock was lost (another owner's key is never touched)
-     * @throws SluiceException when Redis cannot be reached
+     * @throws StoreUnavailableException when Redis cannot be asked
      */
     boolean extend(Duration lease);
 

@@ -1,37 +1,121 @@
 package dev.sluice;
 
+import java.io.Serializable;
+import java.util.Objects;
+
 /**
  * The answer to "may this request go ahead?" for one policy: everything needed to write a 429,
  * {@code Retry-After} and the RateLimit headers comes back from one call.
  *
  * <p>All times are relative to the decision instant on the clock of the store (the Redis server's
- * clock for Redis). Immutable and thread-safe.
- *
- * @param policy           policy name
- * @param allowed          whether the request was admitted (and charged)
- * @param remaining        tokens left in the tightest bandwidth after this decision, {@code >= 0}
- * @param limit            token count of the tightest bandwidth (its quota per window)
- * @param windowSeconds    window of the tightest bandwidth, in whole seconds (at least 1)
- * @param retryAfterMillis when denied: milliseconds until enough tokens for this request are available,
- *                         rounded up, never 0 when denied; {@code -1} means never (cost exceeds capacity).
- *                         When allowed: milliseconds until at least one more token is available (0 when
- *                         {@code remaining > 0})
- * @param resetMillis      milliseconds until the tightest bucket is full again, rounded up
+ * clock for Redis). Created by {@link #of}, so that fields can be added without breaking callers.
+ * Immutable, thread-safe and serializable (it travels inside {@link RateLimitExceededException}).
  */
-public record RateLimitDecision(
-        String policy,
-        boolean allowed,
-        long remaining,
-        long limit,
-        long windowSeconds,
-        long retryAfterMillis,
-        long resetMillis) {
+public final class RateLimitDecision implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     /** {@code retryAfterMillis} value meaning the request can never be admitted. */
     public static final long NEVER = -1;
 
+    private final String policy;
+    private final boolean allowed;
+    private final long remaining;
+    private final long limit;
+    private final long windowSeconds;
+    private final long retryAfterMillis;
+    private final long resetMillis;
+
+    private RateLimitDecision(String policy, boolean allowed, long remaining, long limit, long windowSeconds,
+                              long retryAfterMillis, long resetMillis) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.allowed = allowed;
+        this.remaining = remaining;
+        this.limit = limit;
+        this.windowSeconds = windowSeconds;
+        this.retryAfterMillis = retryAfterMillis;
+        this.resetMillis = resetMillis;
+    }
+
+    /**
+     * A decision.
+     *
+     * @param policy           policy name
+     * @param allowed          whether the request was admitted (and charged)
+     * @param remaining        tokens left in the tightest bandwidth after this decision, {@code >= 0}
+     * @param limit            token count of the tightest bandwidth (its quota per window)
+     * @param windowSeconds    window of the tightest bandwidth, in whole seconds (at least 1)
+     * @param retryAfterMillis when denied: milliseconds until enough tokens for this request are available,
+     *                         rounded up, never 0 when denied; {@link #NEVER} means never (cost exceeds
+     *                         capacity). When allowed: milliseconds until at least one more token is available
+     *                         (0 when {@code remaining > 0})
+     * @param resetMillis      milliseconds until the tightest bucket is full again, rounded up
+     */
+    public static RateLimitDecision of(String policy, boolean allowed, long remaining, long limit, long windowSeconds,
+                                       long retryAfterMillis, long resetMillis) {
+        return new RateLimitDecision(policy, allowed, remaining, limit, windowSeconds, retryAfterMillis, resetMillis);
+    }
+
+    /** The policy name. */
+    public String policy() {
+        return policy;
+    }
+
+    /** Whether the request was admitted (and charged). */
+    public boolean allowed() {
+        return allowed;
+    }
+
+    /** Tokens left in the tightest bandwidth after this decision, {@code >= 0}. */
+    public long remaining() {
+        return remaining;
+    }
+
+    /** Token count of the tightest bandwidth (its quota per window). */
+    public long limit() {
+        return limit;
+    }
+
+    /** Window of the tightest bandwidth, in whole seconds (at least 1). */
+    public long windowSeconds() {
+        return windowSeconds;
+    }
+
+    /**
+     * When denied: milliseconds until enough tokens for this request are available, rounded up, never 0;
+     * {@link #NEVER} when it can never pass. When allowed: milliseconds until at least one more token is
+     * available (0 while tokens remain).
+     */
+    public long retryAfterMillis() {
+        return retryAfterMillis;
+    }
+
+    /** Milliseconds until the tightest bucket is full again, rounded up. */
+    public long resetMillis() {
+        return resetMillis;
+    }
+
     /** Whether the denial is permanent: the request costs more than the bucket can ever hold. */
     public boolean never() {
         return retryAfterMillis == NEVER;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RateLimitDecision d && policy.equals(d.policy) && allowed == d.allowed
+                && remaining == d.remaining && limit == d.limit && windowSeconds == d.windowSeconds
+                && retryAfterMillis == d.retryAfterMillis && resetMillis == d.resetMillis;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(policy, allowed, remaining, limit, windowSeconds, retryAfterMillis, resetMillis);
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimitDecision[policy=" + policy + ", allowed=" + allowed + ", remaining=" + remaining
+                + ", limit=" + limit + ", windowSeconds=" + windowSeconds + ", retryAfterMillis=" + retryAfterMillis
+                + ", resetMillis=" + resetMillis + "]";
     }
 }

@@ -1,20 +1,24 @@
 package dev.sluice;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
- * A rate limit denied the call. Carries the policy and how long to wait before the next attempt can
- * succeed ({@link #retryAfter()}, exact, never rounded down), or {@code null} when it can never succeed
- * because the request costs more tokens than the bucket holds.
+ * A rate limit denied the call. Carries the policy, the full {@link RateLimitDecision} and how long to wait
+ * before the next attempt can succeed ({@link #retryAfter()}, exact, never rounded down; empty when it can
+ * never succeed because the request costs more tokens than the bucket holds).
+ *
+ * <p>Immutable and thread-safe; serializable with its decision, so it keeps its meaning across a remote EJB
+ * call.
  */
 public class RateLimitExceededException extends SluiceException {
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
-    private final transient RateLimitDecision decision;
+    private final RateLimitDecision decision;
 
     public RateLimitExceededException(RateLimitDecision decision) {
         super("Rate limit '" + decision.policy() + "' exceeded; "
-                + (decision.retryAfterMillis() < 0 ? "the cost exceeds the bucket capacity and can never be admitted"
+                + (decision.never() ? "the cost exceeds the bucket capacity and can never be admitted"
                         : "retry after " + decision.retryAfterMillis() + " ms"));
         this.decision = decision;
     }
@@ -24,9 +28,9 @@ public class RateLimitExceededException extends SluiceException {
         return decision.policy();
     }
 
-    /** Time until a retry can succeed, or {@code null} for never. */
-    public Duration retryAfter() {
-        return decision.retryAfterMillis() < 0 ? null : Duration.ofMillis(decision.retryAfterMillis());
+    /** Time until a retry can succeed; empty when it never can. */
+    public Optional<Duration> retryAfter() {
+        return decision.never() ? Optional.empty() : Optional.of(Duration.ofMillis(decision.retryAfterMillis()));
     }
 
     /** The full decision, for writing headers. */

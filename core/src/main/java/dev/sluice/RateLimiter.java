@@ -12,16 +12,28 @@ public interface RateLimiter {
     /** The policy name. */
     String policy();
 
-    /** Takes the policy's configured cost for {@code key} if available; never blocks. */
+    /**
+     * Takes the policy's configured cost for {@code key} if available; never blocks.
+     *
+     * @throws StoreUnavailableException when Redis cannot be asked (it failed, or is skipped after repeated
+     *                                   failures) and the policy's {@code on-redis-failure} is {@code deny};
+     *                                   with {@code allow} (the default) the call is admitted instead
+     */
     RateLimitDecision tryAcquire(String key);
 
-    /** Takes {@code cost} tokens for {@code key} if available; never blocks. {@code cost >= 1}. */
+    /**
+     * Takes {@code cost} tokens for {@code key} if available; never blocks.
+     *
+     * @throws IllegalArgumentException  when {@code cost < 1}
+     * @throws StoreUnavailableException as {@link #tryAcquire(String)}
+     */
     RateLimitDecision tryAcquire(String key, long cost);
 
     /**
      * Takes the configured cost for {@code key} or throws.
      *
      * @throws RateLimitExceededException when denied, carrying the decision
+     * @throws StoreUnavailableException  as {@link #tryAcquire(String)}
      */
     default RateLimitDecision acquireOrThrow(String key) {
         RateLimitDecision decision = tryAcquire(key);

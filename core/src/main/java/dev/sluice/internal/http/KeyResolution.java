@@ -22,7 +22,7 @@ import java.util.Optional;
  *   <li>{@code header:<Name>}, {@code query:<name>}, {@code path-param:<name>}: {@code h:}, {@code q:},
  *       {@code p:} + the (first) value, or {@code ip:<address>} when it is absent or blank;</li>
  *   <li>{@code path}: the path within the application; {@code global}: one bucket for everyone;</li>
- *   <li>{@code bean:<name>}: whatever the {@link KeyResolver} returns; {@code null} exempts the request
+ *   <li>{@code bean:<name>}: whatever the {@link KeyResolver} returns; nothing exempts the request
  *       from the policy.</li>
  * </ul>
  * CDI is touched only for {@code bean:} keys, so the servlet filter runs in containers without CDI.
@@ -78,7 +78,7 @@ public final class KeyResolution {
             case PATH_PARAM -> tagged("p:", request.pathParameter(spec.argument()), request);
             case PATH -> request.path();
             case GLOBAL -> "global";
-            case BEAN -> resolver.resolve(request);
+            case BEAN -> resolver.resolve(request).orElse(null);
         };
     }
 

@@ -155,7 +155,7 @@ public final class RateLimitEngine {
         if (!outcome.allowed() && retryMillis == 0) {
             retryMillis = 1;
         }
-        return new RateLimitDecision(policy.name(), outcome.allowed(), Math.max(0, outcome.remaining()),
+        return RateLimitDecision.of(policy.name(), outcome.allowed(), Math.max(0, outcome.remaining()),
                 tightest.tokens(), tightest.windowSeconds(), retryMillis, ceilMillis(outcome.resetMicros()));
     }
 

@@ -14,8 +14,8 @@ class ProblemDetailsTest {
     @Test
     void describesA429WithTheDraftProblemTypeAndExtensionMembers() {
         ProblemDetails p = ProblemDetails.tooManyRequests(List.of(
-                new RateLimitDecision("api", true, 50, 100, 60, 0, 100),
-                new RateLimitDecision("login", false, 0, 5, 60, 11_500, 60_000)));
+                RateLimitDecision.of("api", true, 50, 100, 60, 0, 100),
+                RateLimitDecision.of("login", false, 0, 5, 60, 11_500, 60_000)));
         Map<String, Object> json = Json.parseObject(p.toJson());
         assertThat(json).containsEntry("type", ProblemDetails.QUOTA_EXCEEDED)
                 .containsEntry("title", "Quota Exceeded")
@@ -29,7 +29,7 @@ class ProblemDetailsTest {
     @Test
     void leavesOutRetryAfterWhenTheRequestCanNeverPass() {
         ProblemDetails p = ProblemDetails.tooManyRequests(List.of(
-                new RateLimitDecision("bulk", false, 0, 5, 60, RateLimitDecision.NEVER, 0)));
+                RateLimitDecision.of("bulk", false, 0, 5, 60, RateLimitDecision.NEVER, 0)));
         Map<String, Object> json = Json.parseObject(p.toJson());
         assertThat(json).doesNotContainKey("retryAfter");
         assertThat((String) json.get("detail")).contains("can never be admitted");
@@ -56,7 +56,7 @@ class ProblemDetailsTest {
     @Test
     void escapesPolicyNamesInTheBody() {
         ProblemDetails p = ProblemDetails.tooManyRequests(List.of(
-                new RateLimitDecision("a\"b", false, 0, 5, 60, 1000, 60_000)));
+                RateLimitDecision.of("a\"b", false, 0, 5, 60, 1000, 60_000)));
         assertThat(Json.parseObject(p.toJson())).containsEntry("policy", "a\"b");
     }
 }

@@ -16,11 +16,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RateLimitHeadersTest {
 
     private static RateLimitDecision allowed(String policy, long remaining, long limit, long window, long retryMillis, long resetMillis) {
-        return new RateLimitDecision(policy, true, remaining, limit, window, retryMillis, resetMillis);
+        return RateLimitDecision.of(policy, true, remaining, limit, window, retryMillis, resetMillis);
     }
 
     private static RateLimitDecision denied(String policy, long limit, long window, long retryMillis, long resetMillis) {
-        return new RateLimitDecision(policy, false, 0, limit, window, retryMillis, resetMillis);
+        return RateLimitDecision.of(policy, false, 0, limit, window, retryMillis, resetMillis);
     }
 
     private static Map<String, String> map(List<Header> headers) {
