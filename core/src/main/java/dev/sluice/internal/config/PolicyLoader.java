@@ -95,6 +95,33 @@ final class PolicyLoader {
         return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled, onRedisFailure);
     }
 
+    /**
+     * Whether the policy sets neither {@code rate} nor {@code paths}: it then only overrides single attributes
+     * of a JAX-RS {@code @RateLimited} policy whose other values (its rate among them) come from the
+     * annotation. A policy with {@code paths} is the servlet filter's and needs a rate of its own.
+     */
+    static boolean isPartial(String name, ConfigSource source) {
+        return source.get(key(name, "rate")).isEmpty() && source.get(key(name, "paths")).isEmpty();
+    }
+
+    /** Validates what a partial policy sets, so that a bad value fails the deployment like any other. */
+    static void checkPartial(String name, ConfigSource source) {
+        checkName(name, key(name, "rate"));
+        checkAttributes(name, source);
+        String burstKey = key(name, "burst");
+        source.get(burstKey).ifPresent(v -> Values.whole(burstKey, v, 1, Long.MAX_VALUE));
+        String keyKey = key(name, "key");
+        source.get(keyKey).ifPresent(v -> keySpec(keyKey, v));
+        String methodsKey = key(name, "methods");
+        source.get(methodsKey).ifPresent(v -> methods(methodsKey, v));
+        String costKey = key(name, "cost");
+        source.get(costKey).ifPresent(v -> Values.whole(costKey, v, 1, Long.MAX_VALUE));
+        String enabledKey = key(name, "enabled");
+        source.get(enabledKey).ifPresent(v -> Values.bool(enabledKey, v));
+        String failureKey = key(name, "on-redis-failure");
+        source.get(failureKey).ifPresent(v -> Values.oneOf(failureKey, v, FailureMode.class));
+    }
+
     static void checkName(String name, String key) {
         if (!NAME.matcher(name).matches()) {
             throw new SluiceConfigException(key, key + ": the policy name \"" + name + "\" is not accepted;"

@@ -49,6 +49,13 @@ public final class SluiceConfigLoader {
     static final Pattern KEY_PREFIX_FORM = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
     private static final Pattern SCRIPT_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
+    /**
+     * The bundled Lua scripts an operator may replace with {@code sluice.script.<name>}; a test checks that each
+     * has its file in {@code dev/sluice/scripts/} and that no file is missing from this list.
+     */
+    public static final List<String> SCRIPT_NAMES = List.of("gcra", "lock-acquire", "lock-extend", "lock-fence",
+            "lock-handoff", "lock-release", "semaphore-acquire", "semaphore-extend", "semaphore-release");
+
     private static final List<String> LOCK_ATTRIBUTES = List.of("lease", "max-wait");
     private static final List<String> SEMAPHORE_ATTRIBUTES = List.of("permits", "lease", "max-wait");
 
@@ -79,7 +86,12 @@ public final class SluiceConfigLoader {
 
         Map<String, PolicyConfig> policies = new LinkedHashMap<>();
         for (String policy : names.policies) {
-            policies.put(policy, PolicyLoader.load(policy, source));
+            if (PolicyLoader.isPartial(policy, source)) {
+                // Overrides of a @RateLimited policy's inline values, checked here and applied by JAX-RS.
+                PolicyLoader.checkPartial(policy, source);
+            } else {
+                policies.put(policy, PolicyLoader.load(policy, source));
+            }
         }
         Map<String, LockSettings> locks = new LinkedHashMap<>();
         for (String lock : names.locks) {
@@ -162,6 +174,14 @@ public final class SluiceConfigLoader {
             } else if (name.startsWith(SEMAPHORE_PREFIX)) {
                 names.semaphores.add(member(name, SEMAPHORE_PREFIX, SEMAPHORE_ATTRIBUTES));
             } else if (name.startsWith(SCRIPT_PREFIX) && SCRIPT_NAME.matcher(name.substring(SCRIPT_PREFIX.length())).matches()) {
+                String script = name.substring(SCRIPT_PREFIX.length());
+                if (!SCRIPT_NAMES.contains(script)) {
+                    String hint = KeySuggestions.nearest(script, SCRIPT_NAMES, List.of())
+                            .map(n -> " (did you mean " + SCRIPT_PREFIX + n + "?)").orElse("");
+                    throw new SluiceConfigException(name, name + ": \"" + script + "\" is not a bundled script"
+                            + hint + ", so this replacement would never be used; expected " + SCRIPT_PREFIX
+                            + "<name> with a name among " + String.join(", ", SCRIPT_NAMES));
+                }
                 names.scripts.add(name);
             } else {
                 throw unknownKey(name);

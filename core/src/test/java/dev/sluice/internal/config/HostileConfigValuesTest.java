@@ -86,6 +86,7 @@ class HostileConfigValuesTest {
             new Row(POLICY + "methods", RATE, List.of("PO ST", "GET;POST", "G(ET")),
             new Row(POLICY + "cost", RATE, List.of("0", "-1", "x", "11", "1.5")),
             new Row(POLICY + "enabled", RATE, List.of("yes", "1", "off")),
+            new Row(POLICY + "on-redis-failure", RATE, List.of("open", "fail", "true")),
             new Row(LOCK + "lease", Map.of(), List.of("0s", "-1s", "x", "0")),
             new Row(LOCK + "max-wait", Map.of(), List.of("-1s", "x", "soon")),
             new Row(SEMAPHORE + "permits", Map.of(), List.of("0", "-1", "x", "1.5", "99999999999")),

@@ -49,6 +49,47 @@ class SluiceConfigLoaderTest {
     }
 
     @Test
+    void aReplacementForAScriptThatDoesNotExistFailsTheDeploymentListingTheNames() {
+        String message = rejects(Map.of("sluice.script.gcrra", "classpath:/custom/gcra.lua"), "sluice.script.gcrra",
+                "\"gcrra\"");
+        assertThat(message).contains("did you mean sluice.script.gcra?").contains(String.join(", ",
+                SluiceConfigLoader.SCRIPT_NAMES));
+    }
+
+    @Test
+    void theScriptNamesAreExactlyTheBundledScripts() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Path.of(SluiceConfigLoader.class.getClassLoader()
+                .getResource("dev/sluice/scripts/gcra.lua").toURI()).getParent();
+        try (var files = java.nio.file.Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString().replaceFirst("\\.lua$", "")))
+                    .containsExactlyInAnyOrderElementsOf(SluiceConfigLoader.SCRIPT_NAMES);
+        }
+    }
+
+    @Test
+    void aPolicyWithNeitherRateNorPathsOnlyOverridesAnnotationValuesAndLoads() {
+        SluiceConfig c = load(Map.of("sluice.limit.search.key", "header:X-Tenant", "sluice.limit.search.cost", "2"));
+        assertThat(c.policies()).as("its rate comes from @RateLimited").doesNotContainKey("search");
+    }
+
+    @Test
+    void anOverrideOnlyPolicyIsStillValidated() {
+        rejects(Map.of("sluice.limit.search.key", "cookie"), "sluice.limit.search.key", "\"cookie\"");
+        rejects(Map.of("sluice.limit.search.cots", "2"), "sluice.limit.search.cots", "\"cots\"");
+        rejects(Map.of("sluice.limit.search.on-redis-failure", "maybe"), "sluice.limit.search.on-redis-failure",
+                "\"maybe\"");
+    }
+
+    @Test
+    void readsAPolicysOwnFailureModeOverTheGlobalOne() {
+        SluiceConfig c = load(Map.of("sluice.on-redis-failure", "deny",
+                "sluice.limit.login.rate", "5/1m", "sluice.limit.api.rate", "100/1s",
+                "sluice.limit.api.on-redis-failure", "allow"));
+        assertThat(c.policy("login").orElseThrow().onRedisFailure()).isEqualTo(FailureMode.DENY);
+        assertThat(c.policy("api").orElseThrow().onRedisFailure()).isEqualTo(FailureMode.ALLOW);
+    }
+
+    @Test
     void treatsBlankScriptOverrideAsAbsent() {
         assertThat(load(Map.of("sluice.script.gcra", " ")).scripts()).isEmpty();
     }
