@@ -27,7 +27,7 @@ class GuardedMethodDiscoveryTest {
 
     @WeldSetup
     WeldInitiator weld = WeldInitiator.from(WeldInitiator.createWeld()
-                    .addBeanClasses(Jobs.class, Nightly$$Report.class)
+                    .addBeanClasses(Jobs.class, Nightly$$Report.class, Archive.class)
                     .addExtension(new LockingExtension())
                     .addExtension(new SluiceExtension(cl -> TestConfigs.of(Map.of()))))
             .build();
@@ -37,6 +37,9 @@ class GuardedMethodDiscoveryTest {
 
     @Inject
     Nightly$$Report report;
+
+    @Inject
+    Archive archive;
 
     @Inject
     Sluice sluice;
@@ -51,6 +54,13 @@ class GuardedMethodDiscoveryTest {
     void anInheritedMethodIsNamedAfterTheBeanClassEvenWhenItsNameHoldsDollarSigns() throws Exception {
         assertThat(report.run()).isEqualTo("ran");
         assertRefusedWhileHeld("Nightly$$Report.run", report::run);
+    }
+
+    @Test
+    void aClassLevelLockGuardsEveryMethodAndAMethodsOwnAnnotationWins() throws Exception {
+        assertRefusedWhileHeld("Archive.store", archive::store);
+        assertRefusedWhileHeld("purge-all", archive::purge);
+        assertThat(archive.purge()).isEqualTo("purged");
     }
 
     private void assertRefusedWhileHeld(String key, Runnable call) throws Exception {
