@@ -192,8 +192,8 @@ final class GuardedMethods {
                         + locked.key() + "\": " + e.getMessage());
             }
         }
-        Duration lease = Durations.parse("@Locked.lease" + where, locked.lease());
-        Duration maxWait = Durations.parseNonNegative("@Locked.maxWait" + where, locked.maxWait());
+        Duration lease = duration("@Locked.lease", where, locked.lease(), false);
+        Duration maxWait = duration("@Locked.maxWait", where, locked.maxWait(), true);
         return new LockGuard(name, key, lease, maxWait, locked.onLost());
     }
 
@@ -208,9 +208,20 @@ final class GuardedMethods {
             throw new SluiceConfigException("@Bounded.permits", "Invalid @Bounded.permits" + where + ": "
                     + bounded.permits() + " is lower than 1");
         }
-        Duration lease = Durations.parse("@Bounded.lease" + where, bounded.lease());
-        Duration maxWait = Durations.parseNonNegative("@Bounded.maxWait" + where, bounded.maxWait());
+        Duration lease = duration("@Bounded.lease", where, bounded.lease(), false);
+        Duration maxWait = duration("@Bounded.maxWait", where, bounded.maxWait(), true);
         return new BoundGuard(bounded.value().trim(), bounded.permits(), lease, maxWait);
+    }
+
+    /** A lease ({@code zeroAllowed} false) or a maximum wait; a bad one as "Invalid @Locked.lease on X#m(): ...". */
+    private static Duration duration(String member, String where, String value, boolean zeroAllowed) {
+        try {
+            return zeroAllowed ? Durations.parseNonNegative(member, value) : Durations.parse(member, value);
+        } catch (SluiceConfigException e) {
+            // Its message is '<member>: "<value>" is invalid; expected <form>'.
+            throw new SluiceConfigException(member, "Invalid " + member + where + ": "
+                    + e.getMessage().substring(member.length() + 2));
+        }
     }
 
     /** {@code com.example.Orders#buy(long, int)}. */

@@ -46,7 +46,7 @@ class DeploymentValidationTest {
     @Test
     void unreadableLeaseFailsDeploymentNamingTheValueAndTheForm() {
         assertThatThrownBy(() -> deploy(BadTemplates.BadLease.class, Map.of()))
-                .hasMessageContaining("@Locked.lease on " + BadTemplates.BadLease.class.getName() + "#buy()")
+                .hasMessageContaining("Invalid @Locked.lease on " + BadTemplates.BadLease.class.getName() + "#buy(): ")
                 .hasMessageContaining("\"ten seconds\"")
                 .hasMessageContaining("250ms, 2s");
     }
