@@ -7,6 +7,7 @@ import dev.sluice.internal.config.Durations;
 import dev.sluice.internal.config.LockSettings;
 import dev.sluice.internal.config.SluiceConfig;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,7 +88,7 @@ final class GuardedMethods {
             return guard;
         }
         return unannouncedLocks.computeIfAbsent(site, s -> {
-            Locked locked = annotation(method, Locked.class);
+            Locked locked = annotation(beanClass, method, Locked.class);
             return overridden(lockGuard(beanClass, method, locked));
         });
     }
@@ -100,17 +101,23 @@ final class GuardedMethods {
             return guard;
         }
         return unannouncedBounds.computeIfAbsent(site, s -> {
-            Bounded bounded = annotation(method, Bounded.class);
+            Bounded bounded = annotation(beanClass, method, Bounded.class);
             return overridden(boundGuard(beanClass, method, bounded));
         });
     }
 
-    private static <A extends java.lang.annotation.Annotation> A annotation(Method method, Class<A> type) {
-        A own = method.getAnnotation(type);
-        A annotation = own != null ? own : method.getDeclaringClass().getAnnotation(type);
+    /** The method's own annotation, else its bean class's (inherited ones included), else its declaring class's. */
+    private static <A extends Annotation> A annotation(Class<?> beanClass, Method method, Class<A> type) {
+        A annotation = method.getAnnotation(type);
+        if (annotation == null) {
+            annotation = beanClass.getAnnotation(type);
+        }
+        if (annotation == null) {
+            annotation = method.getDeclaringClass().getAnnotation(type);
+        }
         if (annotation == null) {
             throw new IllegalStateException("@" + type.getSimpleName() + " interceptor called for "
-                    + describe(method.getDeclaringClass(), method) + ", which carries no @" + type.getSimpleName());
+                    + describe(beanClass, method) + ", which carries no @" + type.getSimpleName());
         }
         return annotation;
     }
