@@ -17,7 +17,10 @@ import java.lang.annotation.Target;
  * <p>Runs at {@code Interceptor.Priority.PLATFORM_BEFORE + 100}, outside {@code @Transactional}. When no
  * permit is free within {@link #maxWait()} (or Redis is unreachable) the method does not run and
  * {@link PermitNotAcquiredException} is thrown; when the permit's lease was lost while the method ran,
- * {@link LockLostException} is thrown after it. Invalid values fail deployment.
+ * {@link LockLostException} is thrown after it. Invalid values fail deployment with
+ * {@link SluiceConfigException} naming {@code class#method}, e.g.
+ * {@code Invalid @Bounded.permits on com.example.Reports#render(): 0 is lower than 1}. On a type, it applies to
+ * every business method; on a method, it wins over the type's. Annotations are read once, at deployment.
  *
  * @see DistributedSemaphore
  */
@@ -28,19 +31,22 @@ import java.lang.annotation.Target;
 @Target({ElementType.METHOD, ElementType.TYPE})
 public @interface Bounded {
 
-    /** Semaphore name; also the {@code sluice.semaphore.<name>.*} override prefix. */
+    /** Semaphore name, not blank; also the {@code sluice.semaphore.<name>.*} override prefix. */
     @Nonbinding
     String value();
 
-    /** Permits, at least 1; override with {@code sluice.semaphore.<name>.permits}. */
+    /** Permits, at least 1; override with {@code sluice.semaphore.<name>.permits}. Default 1. */
     @Nonbinding
     int permits() default 1;
 
-    /** Lease of a permit; override with {@code sluice.semaphore.<name>.lease}. */
+    /** Lease of a permit, a positive duration; override with {@code sluice.semaphore.<name>.lease}. Default {@code 60s}. */
     @Nonbinding
     String lease() default "60s";
 
-    /** Maximum wait for a permit; override with {@code sluice.semaphore.<name>.max-wait}. */
+    /**
+     * Maximum wait for a permit, zero (try once) or positive; override with
+     * {@code sluice.semaphore.<name>.max-wait}. Default {@code 10s}.
+     */
     @Nonbinding
     String maxWait() default "10s";
 }

@@ -21,8 +21,10 @@ import java.lang.annotation.Target;
  *
  * <p>The rendered key is the lock key of {@link Sluice#lock(String)}. When the lock is not acquired
  * within {@link #maxWait()} (or Redis is unreachable) the method does not run and
- * {@link LockNotAcquiredException} is thrown. An invalid template or duration fails deployment with a
- * message naming {@code class#method}.
+ * {@link LockNotAcquiredException} is thrown. An invalid template or duration fails deployment with
+ * {@link SluiceConfigException} naming {@code class#method}, e.g.
+ * {@code Invalid @Locked.lease on com.example.Orders#settle(Order): ...}. Annotations are read once, at
+ * deployment, as the CDI container sees them (including those another portable extension added).
  *
  * @see DistributedLock
  */
@@ -34,17 +36,39 @@ import java.lang.annotation.Target;
 public @interface Locked {
 
     /**
-     * Key template: {@code {0}} is the first parameter, {@code {orderId}} a parameter by name (compile
-     * with {@code -parameters}). Validated at deployment. Default: the lock name.
+     * Key template. {@code {0}} is the first parameter, {@code {orderId}} a parameter by name (compile
+     * with {@code -parameters}); either may be followed by a property path, {@code {0.id}} or
+     * {@code {order.customer.id}}, each step a record component, a getter ({@code getId()}, {@code isPaid()})
+     * or a public field. Default: the lock name (one lock for the method).
+     *
+     * <p>Checked at deployment, which fails naming class, method and placeholder when a parameter or
+     * property does not exist, or when a placeholder's type would render by object identity, since two
+     * equal arguments would then lock two different keys: arrays, and types with no {@code toString()}
+     * below {@code Object}. An interface or abstract type counts by what it declares, not by what its
+     * implementations might add: an interface qualifies only if it redeclares {@code String toString()};
+     * otherwise use a property path. Two placeholders must be separated by text starting with a punctuation
+     * mark ({@code "{0}:{1}"}).
+     *
+     * <p>A {@code null} argument, or a {@code null} along a property path, fails the call with
+     * {@link IllegalArgumentException} before any lock is taken. With one placeholder the value is rendered
+     * as it is ({@code "order:{0}"} gives the key of {@code Sluice.lock("order:" + id)}); with several, each
+     * value's {@code %} and separator characters are written as {@code %XX}, so that different argument
+     * lists never give the same key.
      */
     @Nonbinding
     String key() default "";
 
-    /** Lease as a duration ({@code 30s}, {@code PT30S}); override with {@code sluice.lock.<name>.lease}. */
+    /**
+     * Lease as a positive duration ({@code 30s}, {@code PT30S}); override with
+     * {@code sluice.lock.<name>.lease}. Default {@code 30s}.
+     */
     @Nonbinding
     String lease() default "30s";
 
-    /** Maximum wait; override with {@code sluice.lock.<name>.max-wait}. {@code 0} tries once. */
+    /**
+     * Maximum wait, zero or positive; {@code 0} tries once. Override with {@code sluice.lock.<name>.max-wait}.
+     * Default {@code 5s}.
+     */
     @Nonbinding
     String maxWait() default "5s";
 

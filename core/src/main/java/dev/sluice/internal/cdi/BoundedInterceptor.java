@@ -4,10 +4,14 @@ import dev.sluice.Bounded;
 import dev.sluice.LockLostException;
 import dev.sluice.Permit;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Intercepted;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+
+import java.lang.reflect.Method;
 
 /**
  * Runs a {@code @Bounded} method while holding a permit of its distributed semaphore, outside
@@ -21,12 +25,19 @@ import jakarta.interceptor.InvocationContext;
 public class BoundedInterceptor {
 
     @Inject
-    DefaultSluice sluice;
+    SluiceExtension extension;
+
+    /** The bean whose method is called; null where a container cannot tell (then the method's declaring class). */
+    @Inject
+    @Intercepted
+    Bean<?> intercepted;
 
     @AroundInvoke
     Object aroundInvoke(InvocationContext invocation) throws Exception {
-        GuardedMethods.BoundSpec policy = sluice.boundPolicy(invocation.getTarget().getClass(), invocation.getMethod());
-        Permit permit = sluice.semaphore(policy.name(), policy.permits()).acquire(policy.lease(), policy.maxWait());
+        Method method = invocation.getMethod();
+        GuardedMethods.BoundGuard policy = extension.guardedMethods().bound(beanClass(method), method);
+        Permit permit = extension.runtime().locks().semaphore(policy.name(), policy.permits())
+                .acquire(policy.lease(), policy.maxWait());
         Object result;
         try {
             result = invocation.proceed();
@@ -53,5 +64,9 @@ public class BoundedInterceptor {
         }
         return held ? null : new LockLostException(permit.name(), "A permit of semaphore '" + permit.name()
                 + "' lost its lease while the method ran; more holders than permits may have run at once");
+    }
+
+    private Class<?> beanClass(Method method) {
+        return intercepted != null ? intercepted.getBeanClass() : method.getDeclaringClass();
     }
 }

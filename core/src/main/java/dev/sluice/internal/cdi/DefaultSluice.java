@@ -10,25 +10,17 @@ import dev.sluice.internal.runtime.SluiceRuntime;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
-import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@link Sluice} bean of a CDI application, over the runtime its {@link SluiceExtension} started. Also
- * the cache of the interceptors' per-method policies, each built once (annotation plus
- * {@code sluice.lock.<name>.*} / {@code sluice.semaphore.<name>.*}, read once) at the method's first call.
+ * The {@link Sluice} bean of a CDI application, over the runtime its {@link SluiceExtension} started.
  *
  * <p>Application-scoped and thread-safe.
  */
 @ApplicationScoped
 public class DefaultSluice implements Sluice {
 
-    private record MethodKey(Class<?> runtimeClass, Method method) {
-    }
-
-    private final Map<MethodKey, GuardedMethods.LockSpec> lockPolicies = new ConcurrentHashMap<>();
-    private final Map<MethodKey, GuardedMethods.BoundSpec> boundPolicies = new ConcurrentHashMap<>();
     private final Map<String, RateLimiter> limiters = new ConcurrentHashMap<>();
 
     @Inject
@@ -63,23 +55,5 @@ public class DefaultSluice implements Sluice {
     public DistributedSemaphore semaphore(String name, int permits) {
         SluiceRuntime runtime = runtime();
         return runtime.locks().semaphore(name, runtime.config().semaphore(name).permits().orElse(permits));
-    }
-
-    GuardedMethods.LockSpec lockPolicy(Class<?> runtimeClass, Method method) {
-        return lockPolicies.computeIfAbsent(new MethodKey(runtimeClass, method), k -> {
-            Class<?> beanClass = GuardedMethods.unproxied(runtimeClass);
-            GuardedMethods.LockSpec spec = GuardedMethods.lockSpec(beanClass, method,
-                    GuardedMethods.locked(beanClass, method));
-            return spec.with(runtime().config().lock(spec.name()));
-        });
-    }
-
-    GuardedMethods.BoundSpec boundPolicy(Class<?> runtimeClass, Method method) {
-        return boundPolicies.computeIfAbsent(new MethodKey(runtimeClass, method), k -> {
-            Class<?> beanClass = GuardedMethods.unproxied(runtimeClass);
-            GuardedMethods.BoundSpec spec = GuardedMethods.boundSpec(beanClass, method,
-                    GuardedMethods.bounded(beanClass, method));
-            return spec.with(runtime().config().semaphore(spec.name()));
-        });
     }
 }

@@ -5,78 +5,207 @@ import dev.sluice.Locked;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.Durations;
 import dev.sluice.internal.config.LockSettings;
+import dev.sluice.internal.config.SluiceConfig;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * Reads {@code @Locked} and {@code @Bounded} of a bean method into validated specs: at deployment (to fail
- * it on a bad template or duration, naming {@code class#method}) and once per method at the first
- * invocation (to build its cached policy). A method's own annotation wins over its class's. Stateless.
+ * The {@code @Locked} and {@code @Bounded} methods of one application, each parsed once at deployment into a
+ * {@link LockGuard} or {@link BoundGuard} with the {@code sluice.lock.<name>.*} /
+ * {@code sluice.semaphore.<name>.*} overrides applied: what the interceptors look up on every call. Built by
+ * {@link SluiceExtension} from the annotated types and beans the container announces (so annotations added by
+ * other portable extensions count, and a method inherited from a superclass belongs to each bean class that
+ * inherits it); a method's own annotation wins over its class's.
+ *
+ * <p>A method is found by its bean class and its name and parameter types, whichever class declares it, so
+ * the {@code Method} a container passes (the bean class's, a superclass's, its own subclass's) all find it.
+ * Thread-safe; immutable but for guards built at the first call of a method the container never announced
+ * (an instance wrapped by {@code InterceptionFactory}), from its reflective annotations.
  */
 final class GuardedMethods {
 
-    /** A {@code @Locked} method as declared, before config overrides. */
-    record LockSpec(String name, KeyTemplate key, Duration lease, Duration maxWait, Locked.OnLost onLost) {
+    /** A {@code @Locked} method, with configuration overrides applied. */
+    record LockGuard(String name, KeyTemplate key, Duration lease, Duration maxWait, Locked.OnLost onLost) {
 
-        /** The spec with {@code sluice.lock.<name>.*} applied. */
-        LockSpec with(LockSettings overrides) {
-            return new LockSpec(name, key, overrides.lease().orElse(lease), overrides.maxWait().orElse(maxWait), onLost);
+        LockGuard with(LockSettings overrides) {
+            return new LockGuard(name, key, overrides.lease().orElse(lease), overrides.maxWait().orElse(maxWait), onLost);
         }
     }
 
-    /** A {@code @Bounded} method as declared, before config overrides. */
-    record BoundSpec(String name, int permits, Duration lease, Duration maxWait) {
+    /** A {@code @Bounded} method, with configuration overrides applied. */
+    record BoundGuard(String name, int permits, Duration lease, Duration maxWait) {
 
-        /** The spec with {@code sluice.semaphore.<name>.*} applied. */
-        BoundSpec with(LockSettings overrides) {
-            return new BoundSpec(name, overrides.permits().orElse(permits), overrides.lease().orElse(lease),
+        BoundGuard with(LockSettings overrides) {
+            return new BoundGuard(name, overrides.permits().orElse(permits), overrides.lease().orElse(lease),
                     overrides.maxWait().orElse(maxWait));
         }
     }
 
-    private GuardedMethods() {
+    /** Where a guard applies: a bean class and a method signature. */
+    private record Site(Class<?> beanClass, String method, List<Class<?>> parameterTypes) {
+
+        static Site of(Class<?> beanClass, Method method) {
+            return new Site(beanClass, method.getName(), List.of(method.getParameterTypes()));
+        }
     }
 
-    static Locked locked(Class<?> beanClass, Method method) {
-        Locked own = method.getAnnotation(Locked.class);
-        return own != null ? own : beanClass.getAnnotation(Locked.class);
+    /** No guarded method; answers only for methods it builds at their first call. */
+    static final GuardedMethods NONE = new GuardedMethods(Map.of(), Map.of(), null);
+
+    private final Map<Site, LockGuard> locks;
+    private final Map<Site, BoundGuard> bounds;
+    private final SluiceConfig config;
+    private final Map<Site, LockGuard> unannouncedLocks = new ConcurrentHashMap<>();
+    private final Map<Site, BoundGuard> unannouncedBounds = new ConcurrentHashMap<>();
+
+    private GuardedMethods(Map<Site, LockGuard> locks, Map<Site, BoundGuard> bounds, SluiceConfig config) {
+        this.locks = Map.copyOf(locks);
+        this.bounds = Map.copyOf(bounds);
+        this.config = config;
     }
 
-    static Bounded bounded(Class<?> beanClass, Method method) {
-        Bounded own = method.getAnnotation(Bounded.class);
-        return own != null ? own : beanClass.getAnnotation(Bounded.class);
+    /**
+     * The guard of {@code method} called on a bean of {@code beanClass}.
+     *
+     * @throws IllegalStateException when the method carries no {@code @Locked}, which the interceptor binding
+     *                               rules out
+     */
+    LockGuard lock(Class<?> beanClass, Method method) {
+        Site site = Site.of(beanClass, method);
+        LockGuard guard = locks.get(site);
+        if (guard != null) {
+            return guard;
+        }
+        return unannouncedLocks.computeIfAbsent(site, s -> {
+            Locked locked = annotation(beanClass, method, Locked.class);
+            return overridden(lockGuard(beanClass, method, locked));
+        });
+    }
+
+    /** The guard of {@code method} called on a bean of {@code beanClass}; see {@link #lock}. */
+    BoundGuard bound(Class<?> beanClass, Method method) {
+        Site site = Site.of(beanClass, method);
+        BoundGuard guard = bounds.get(site);
+        if (guard != null) {
+            return guard;
+        }
+        return unannouncedBounds.computeIfAbsent(site, s -> {
+            Bounded bounded = annotation(beanClass, method, Bounded.class);
+            return overridden(boundGuard(beanClass, method, bounded));
+        });
+    }
+
+    /** The method's own annotation, else its bean class's (inherited ones included), else its declaring class's. */
+    private static <A extends Annotation> A annotation(Class<?> beanClass, Method method, Class<A> type) {
+        A annotation = method.getAnnotation(type);
+        if (annotation == null) {
+            annotation = beanClass.getAnnotation(type);
+        }
+        if (annotation == null) {
+            annotation = method.getDeclaringClass().getAnnotation(type);
+        }
+        if (annotation == null) {
+            throw new IllegalStateException("@" + type.getSimpleName() + " interceptor called for "
+                    + describe(beanClass, method) + ", which carries no @" + type.getSimpleName());
+        }
+        return annotation;
+    }
+
+    private LockGuard overridden(LockGuard guard) {
+        return config == null ? guard : guard.with(config.lock(guard.name()));
+    }
+
+    private BoundGuard overridden(BoundGuard guard) {
+        return config == null ? guard : guard.with(config.semaphore(guard.name()));
+    }
+
+    /** The lock names of every announced {@code @Locked} method, sorted. */
+    Set<String> lockNames() {
+        return locks.values().stream().map(LockGuard::name).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** The semaphore names of every announced {@code @Bounded} method, sorted. */
+    Set<String> semaphoreNames() {
+        return bounds.values().stream().map(BoundGuard::name).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    /** Collects the guarded methods of the beans of one deployment; not thread-safe (observers run one at a time). */
+    static final class Builder {
+
+        private final Map<Site, LockGuard> locks = new HashMap<>();
+        private final Map<Site, BoundGuard> bounds = new HashMap<>();
+
+        /**
+         * Parses the effective annotations of one business method of a bean.
+         *
+         * @param locked  the method's {@code @Locked}, else its bean type's, else null
+         * @param bounded the same for {@code @Bounded}
+         * @return every problem found, each naming the member and {@code class#method}; empty when all is well
+         */
+        List<SluiceConfigException> add(Class<?> beanClass, Method method, Locked locked, Bounded bounded) {
+            List<SluiceConfigException> problems = new ArrayList<>();
+            Site site = Site.of(beanClass, method);
+            if (locked != null) {
+                try {
+                    locks.put(site, lockGuard(beanClass, method, locked));
+                } catch (SluiceConfigException e) {
+                    problems.add(e);
+                }
+            }
+            if (bounded != null) {
+                try {
+                    bounds.put(site, boundGuard(beanClass, method, bounded));
+                } catch (SluiceConfigException e) {
+                    problems.add(e);
+                }
+            }
+            return problems;
+        }
+
+        /** The model with {@code config}'s overrides applied to every guard. */
+        GuardedMethods build(SluiceConfig config) {
+            Map<Site, LockGuard> l = new HashMap<>();
+            locks.forEach((site, guard) -> l.put(site, guard.with(config.lock(guard.name()))));
+            Map<Site, BoundGuard> b = new HashMap<>();
+            bounds.forEach((site, guard) -> b.put(site, guard.with(config.semaphore(guard.name()))));
+            return new GuardedMethods(l, b, config);
+        }
     }
 
     /** @throws SluiceConfigException naming the member, {@code class#method} and what is wrong */
-    static LockSpec lockSpec(Class<?> beanClass, Method method, Locked locked) {
-        String where = " on " + describe(beanClass, method);
+    static LockGuard lockGuard(Class<?> beanClass, Method method, Locked locked) {
+        String described = describe(beanClass, method);
+        String where = " on " + described;
         String name = locked.name().isBlank() ? beanClass.getSimpleName() + "." + method.getName() : locked.name().trim();
         KeyTemplate key;
         if (locked.key().isEmpty()) {
             key = KeyTemplate.constant(name);
         } else {
             try {
-                key = KeyTemplate.compile(locked.key(), method);
+                key = KeyTemplate.compile(locked.key(), method, described);
             } catch (IllegalArgumentException e) {
                 throw new SluiceConfigException("@Locked.key", "Invalid @Locked.key" + where + ": \""
                         + locked.key() + "\": " + e.getMessage());
             }
         }
-        Duration lease = Durations.parse("@Locked.lease" + where, locked.lease());
-        Duration maxWait = Durations.parseNonNegative("@Locked.maxWait" + where, locked.maxWait());
-        return new LockSpec(name, key, lease, maxWait, locked.onLost());
+        Duration lease = duration("@Locked.lease", where, locked.lease(), false);
+        Duration maxWait = duration("@Locked.maxWait", where, locked.maxWait(), true);
+        return new LockGuard(name, key, lease, maxWait, locked.onLost());
     }
 
     /** @throws SluiceConfigException naming the member, {@code class#method} and what is wrong */
-    static BoundSpec boundSpec(Class<?> beanClass, Method method, Bounded bounded) {
+    static BoundGuard boundGuard(Class<?> beanClass, Method method, Bounded bounded) {
         String where = " on " + describe(beanClass, method);
         if (bounded.value().isBlank()) {
             throw new SluiceConfigException("@Bounded.value", "Invalid @Bounded.value" + where
@@ -86,106 +215,25 @@ final class GuardedMethods {
             throw new SluiceConfigException("@Bounded.permits", "Invalid @Bounded.permits" + where + ": "
                     + bounded.permits() + " is lower than 1");
         }
-        Duration lease = Durations.parse("@Bounded.lease" + where, bounded.lease());
-        Duration maxWait = Durations.parseNonNegative("@Bounded.maxWait" + where, bounded.maxWait());
-        return new BoundSpec(bounded.value().trim(), bounded.permits(), lease, maxWait);
+        Duration lease = duration("@Bounded.lease", where, bounded.lease(), false);
+        Duration maxWait = duration("@Bounded.maxWait", where, bounded.maxWait(), true);
+        return new BoundGuard(bounded.value().trim(), bounded.permits(), lease, maxWait);
     }
 
-    /** Every problem of every guarded business method of {@code beanClass}; empty when all is well. */
-    static List<SluiceConfigException> validate(Class<?> beanClass) {
-        List<SluiceConfigException> problems = new ArrayList<>();
-        for (Method method : businessMethods(beanClass)) {
-            Locked locked = locked(beanClass, method);
-            if (locked != null) {
-                try {
-                    lockSpec(beanClass, method, locked);
-                } catch (SluiceConfigException e) {
-                    problems.add(e);
-                }
-            }
-            Bounded bounded = bounded(beanClass, method);
-            if (bounded != null) {
-                try {
-                    boundSpec(beanClass, method, bounded);
-                } catch (SluiceConfigException e) {
-                    problems.add(e);
-                }
-            }
+    /** A lease ({@code zeroAllowed} false) or a maximum wait; a bad one as "Invalid @Locked.lease on X#m(): ...". */
+    private static Duration duration(String member, String where, String value, boolean zeroAllowed) {
+        try {
+            return zeroAllowed ? Durations.parseNonNegative(member, value) : Durations.parse(member, value);
+        } catch (SluiceConfigException e) {
+            // Its message is '<member>: "<value>" is invalid; expected <form>'.
+            throw new SluiceConfigException(member, "Invalid " + member + where + ": "
+                    + e.getMessage().substring(member.length() + 2));
         }
-        return problems;
-    }
-
-    /**
-     * Adds the lock names of the {@code @Locked} methods and the semaphore names of the {@code @Bounded}
-     * methods of {@code beanClass} (names as the interceptors will use them); invalid ones are skipped,
-     * {@link #validate} reports them.
-     */
-    static void collectNames(Class<?> beanClass, Set<String> lockNames, Set<String> semaphoreNames) {
-        for (Method method : businessMethods(beanClass)) {
-            Locked locked = locked(beanClass, method);
-            Bounded bounded = bounded(beanClass, method);
-            try {
-                if (locked != null) {
-                    lockNames.add(lockSpec(beanClass, method, locked).name());
-                }
-                if (bounded != null) {
-                    semaphoreNames.add(boundSpec(beanClass, method, bounded).name());
-                }
-            } catch (SluiceConfigException invalid) {
-                // Reported by validate(); the deployment fails anyway.
-            }
-        }
-    }
-
-    /** Whether the class or any of its methods (declared or inherited) carries a binding. */
-    static boolean isGuarded(Class<?> beanClass) {
-        if (beanClass.isAnnotationPresent(Locked.class) || beanClass.isAnnotationPresent(Bounded.class)) {
-            return true;
-        }
-        for (Class<?> c = beanClass; c != null && c != Object.class; c = c.getSuperclass()) {
-            for (Method m : c.getDeclaredMethods()) {
-                if (m.isAnnotationPresent(Locked.class) || m.isAnnotationPresent(Bounded.class)) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** Methods an interceptor can wrap: non-private, non-static, declared in the class or a superclass. */
-    private static List<Method> businessMethods(Class<?> beanClass) {
-        List<Method> methods = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (Class<?> c = beanClass; c != null && c != Object.class; c = c.getSuperclass()) {
-            for (Method m : c.getDeclaredMethods()) {
-                int mod = m.getModifiers();
-                if (Modifier.isPrivate(mod) || Modifier.isStatic(mod) || m.isSynthetic() || m.isBridge()) {
-                    continue;
-                }
-                if (seen.add(m.getName() + Arrays.toString(m.getParameterTypes()))) {
-                    methods.add(m);
-                }
-            }
-        }
-        return methods;
     }
 
     /** {@code com.example.Orders#buy(long, int)}. */
     static String describe(Class<?> beanClass, Method method) {
         return beanClass.getName() + "#" + method.getName() + Arrays.stream(method.getParameterTypes())
                 .map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
-    }
-
-    /**
-     * The bean class behind a container's subclass or proxy of it (Weld's {@code ...$$_WeldSubclass},
-     * OpenWebBeans' {@code ...$$OwbInterceptProxy0}), so that default names use the class the user wrote.
-     */
-    static Class<?> unproxied(Class<?> runtimeClass) {
-        Class<?> c = runtimeClass;
-        while ((c.isSynthetic() || c.getName().contains("$$")) && c.getSuperclass() != null
-                && c.getSuperclass() != Object.class) {
-            c = c.getSuperclass();
-        }
-        return c;
     }
 }

@@ -4,12 +4,15 @@ import dev.sluice.LockHandle;
 import dev.sluice.LockLostException;
 import dev.sluice.Locked;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Intercepted;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
 import java.lang.System.Logger.Level;
+import java.lang.reflect.Method;
 
 /**
  * Runs a {@code @Locked} method while holding its distributed lock. At {@code PLATFORM_BEFORE + 100} it
@@ -25,13 +28,19 @@ public class LockedInterceptor {
     private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
 
     @Inject
-    DefaultSluice sluice;
+    SluiceExtension extension;
+
+    /** The bean whose method is called; null where a container cannot tell (then the method's declaring class). */
+    @Inject
+    @Intercepted
+    Bean<?> intercepted;
 
     @AroundInvoke
     Object aroundInvoke(InvocationContext invocation) throws Exception {
-        GuardedMethods.LockSpec policy = sluice.lockPolicy(invocation.getTarget().getClass(), invocation.getMethod());
+        Method method = invocation.getMethod();
+        GuardedMethods.LockGuard policy = extension.guardedMethods().lock(beanClass(method), method);
         String key = policy.key().render(invocation.getParameters());
-        LockHandle handle = sluice.lock(key, policy.name()).acquire(policy.lease(), policy.maxWait());
+        LockHandle handle = extension.runtime().locks().lock(key, policy.name()).acquire(policy.lease(), policy.maxWait());
         Object result;
         try {
             result = invocation.proceed();
@@ -67,5 +76,9 @@ public class LockedInterceptor {
             return null;
         }
         return lost;
+    }
+
+    private Class<?> beanClass(Method method) {
+        return intercepted != null ? intercepted.getBeanClass() : method.getDeclaringClass();
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.internal.cdi;
 
+import dev.sluice.Bounded;
+import dev.sluice.Locked;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.SluiceException;
 import dev.sluice.internal.config.ConfigSources;
@@ -15,6 +17,8 @@ import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.AfterTypeDiscovery;
+import jakarta.enterprise.inject.spi.AnnotatedMethod;
+import jakarta.enterprise.inject.spi.AnnotatedType;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.ProcessSyntheticAnnotatedType;
@@ -23,16 +27,22 @@ import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.interceptor.Interceptor;
 
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
  * The portable extension that brings Sluice to a CDI application without {@code beans.xml} changes,
  * whether sluice-core sits in {@code WEB-INF/lib} or in an EAR's {@code lib/}: it adds the
  * {@code @Locked}/{@code @Bounded} interceptors (enabled application-wide by their {@code @Priority}) and
- * the {@link DefaultSluice} bean, fails deployment on an invalid annotation or configuration, and holds
+ * the {@link DefaultSluice} bean, parses every guarded method once into the {@link GuardedMethods} the
+ * interceptors look up, fails deployment on an invalid annotation or configuration, and holds
  * the application's {@link SluiceRuntime} from deployment until shutdown. It also registers the
  * {@code @Locked} and {@code @Bounded} names it sees as metric names, publishes the metrics through the
  * application's MicroProfile Metrics or Micrometer registry bean when there is one, and adds the
@@ -50,8 +60,8 @@ public class SluiceExtension implements Extension {
     /** Class loader of the first bean carrying @Locked/@Bounded: the user's module, whose config we want. */
     private ClassLoader guardedModule;
     private SluiceConfig config;
-    private final Set<String> lockNames = new TreeSet<>();
-    private final Set<String> semaphoreNames = new TreeSet<>();
+    private final GuardedMethods.Builder guards = new GuardedMethods.Builder();
+    private volatile GuardedMethods guarded = GuardedMethods.NONE;
     private volatile SluiceRuntime runtime;
 
     /** Reads configuration from MicroProfile Config, or the contract's fallback chain where it is absent. */
@@ -118,16 +128,53 @@ public class SluiceExtension implements Extension {
         }
     }
 
-    <T> void validateGuardedMethods(@Observes ProcessManagedBean<T> event) {
-        Class<?> beanClass = event.getAnnotatedBeanClass().getJavaClass();
+    /**
+     * Parses the {@code @Locked}/{@code @Bounded} methods of every managed bean (session beans included) into
+     * the model, as the container sees the bean: its final annotated type, after other extensions changed it,
+     * and its bean class. Invalid annotations become definition errors, so the deployment fails.
+     */
+    <T> void collectGuardedMethods(@Observes ProcessManagedBean<T> event) {
+        AnnotatedType<T> type = event.getAnnotatedBeanClass();
         // Interceptor classes carry their binding to declare what they intercept, not to be intercepted.
-        if (!beanClass.isAnnotationPresent(Interceptor.class) && GuardedMethods.isGuarded(beanClass)) {
-            GuardedMethods.validate(beanClass).forEach(event::addDefinitionError);
-            GuardedMethods.collectNames(beanClass, lockNames, semaphoreNames);
-            if (guardedModule == null) {
-                guardedModule = beanClass.getClassLoader();
-            }
+        if (type.isAnnotationPresent(Interceptor.class) || !isGuarded(type)) {
+            return;
         }
+        Class<?> beanClass = event.getBean().getBeanClass();
+        for (AnnotatedMethod<? super T> method : businessMethods(type)) {
+            Locked locked = method.isAnnotationPresent(Locked.class) ? method.getAnnotation(Locked.class)
+                    : type.getAnnotation(Locked.class);
+            Bounded bounded = method.isAnnotationPresent(Bounded.class) ? method.getAnnotation(Bounded.class)
+                    : type.getAnnotation(Bounded.class);
+            guards.add(beanClass, method.getJavaMember(), locked, bounded).forEach(event::addDefinitionError);
+        }
+        if (guardedModule == null) {
+            guardedModule = beanClass.getClassLoader();
+        }
+    }
+
+    private static boolean isGuarded(AnnotatedType<?> type) {
+        return type.isAnnotationPresent(Locked.class) || type.isAnnotationPresent(Bounded.class)
+                || type.getMethods().stream().anyMatch(m -> m.isAnnotationPresent(Locked.class)
+                        || m.isAnnotationPresent(Bounded.class));
+    }
+
+    /**
+     * The methods an interceptor can wrap (non-private, non-static, not Object's), one per signature: where a
+     * subclass overrides a superclass's method, the override.
+     */
+    private static <T> Collection<AnnotatedMethod<? super T>> businessMethods(AnnotatedType<T> type) {
+        Map<String, AnnotatedMethod<? super T>> bySignature = new LinkedHashMap<>();
+        for (AnnotatedMethod<? super T> method : type.getMethods()) {
+            Method m = method.getJavaMember();
+            int mod = m.getModifiers();
+            if (Modifier.isPrivate(mod) || Modifier.isStatic(mod) || m.isSynthetic() || m.isBridge()
+                    || m.getDeclaringClass() == Object.class) {
+                continue;
+            }
+            bySignature.merge(m.getName() + Arrays.toString(m.getParameterTypes()), method, (a, b) ->
+                    a.getJavaMember().getDeclaringClass().isAssignableFrom(b.getJavaMember().getDeclaringClass()) ? b : a);
+        }
+        return bySignature.values();
     }
 
     void loadConfig(@Observes AfterBeanDiscovery event) {
@@ -139,6 +186,7 @@ public class SluiceExtension implements Extension {
         }
         try {
             config = configLoader.apply(application);
+            guarded = guards.build(config);
         } catch (SluiceConfigException e) {
             event.addDefinitionError(e);
         }
@@ -159,8 +207,8 @@ public class SluiceExtension implements Extension {
                 return;
             }
         }
-        lockNames.forEach(name -> started.metrics().register(Kind.LOCK, name));
-        semaphoreNames.forEach(name -> started.metrics().register(Kind.SEMAPHORE, name));
+        guarded.lockNames().forEach(name -> started.metrics().register(Kind.LOCK, name));
+        guarded.semaphoreNames().forEach(name -> started.metrics().register(Kind.SEMAPHORE, name));
         MetricsBridges.withBeans(started.metrics(), application, type -> bean(beanManager, type));
         runtime = started;
     }
@@ -185,6 +233,11 @@ public class SluiceExtension implements Extension {
         if (r != null && given == null) {
             SluiceRuntimes.release(r);
         }
+    }
+
+    /** The application's guarded methods, from the end of bean discovery. */
+    GuardedMethods guardedMethods() {
+        return guarded;
     }
 
     /** The application's runtime, from the end of deployment until shutdown. */

@@ -44,4 +44,25 @@ final class BadTemplates {
         public void render() {
         }
     }
+
+    @ApplicationScoped
+    public static class IdentityParameter {
+        @Locked(key = "order:{0}")
+        public void settle(Orders.Order order) {
+        }
+    }
+
+    @ApplicationScoped
+    public static class ArrayParameter {
+        @Locked(key = "orders:{ids}")
+        public void settle(long[] ids) {
+        }
+    }
+
+    @ApplicationScoped
+    public static class UnknownProperty {
+        @Locked(key = "order:{order.number}")
+        public void settle(Orders.Order order) {
+        }
+    }
 }

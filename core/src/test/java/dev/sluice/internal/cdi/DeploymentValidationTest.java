@@ -46,7 +46,7 @@ class DeploymentValidationTest {
     @Test
     void unreadableLeaseFailsDeploymentNamingTheValueAndTheForm() {
         assertThatThrownBy(() -> deploy(BadTemplates.BadLease.class, Map.of()))
-                .hasMessageContaining("@Locked.lease on " + BadTemplates.BadLease.class.getName() + "#buy()")
+                .hasMessageContaining("Invalid @Locked.lease on " + BadTemplates.BadLease.class.getName() + "#buy(): ")
                 .hasMessageContaining("\"ten seconds\"")
                 .hasMessageContaining("250ms, 2s");
     }
@@ -63,5 +63,31 @@ class DeploymentValidationTest {
         assertThatThrownBy(() -> deploy(Tickets.class, Map.of("sluice.lock.Tickets.report.lease", "forever")))
                 .hasMessageContaining("sluice.lock.Tickets.report.lease")
                 .hasMessageContaining("\"forever\"");
+    }
+
+    @Test
+    void aParameterThatWouldLockByObjectIdentityFailsDeploymentNamingClassMethodAndParameter() {
+        assertThatThrownBy(() -> deploy(BadTemplates.IdentityParameter.class, Map.of()))
+                .hasMessageContaining("Invalid @Locked.key on " + BadTemplates.IdentityParameter.class.getName()
+                        + "#settle(Order)")
+                .hasMessageContaining("{0} is a " + Orders.Order.class.getName())
+                .hasMessageContaining("does not override toString()")
+                .hasMessageContaining("{0.id}");
+    }
+
+    @Test
+    void anArrayParameterFailsDeployment() {
+        assertThatThrownBy(() -> deploy(BadTemplates.ArrayParameter.class, Map.of()))
+                .hasMessageContaining("Invalid @Locked.key on " + BadTemplates.ArrayParameter.class.getName()
+                        + "#settle(long[])")
+                .hasMessageContaining("{ids} is an array (long[])");
+    }
+
+    @Test
+    void anUnknownPropertyFailsDeployment() {
+        assertThatThrownBy(() -> deploy(BadTemplates.UnknownProperty.class, Map.of()))
+                .hasMessageContaining("Invalid @Locked.key on " + BadTemplates.UnknownProperty.class.getName()
+                        + "#settle(Order)")
+                .hasMessageContaining("{order.number}: " + Orders.Order.class.getName() + " has no property number");
     }
 }
