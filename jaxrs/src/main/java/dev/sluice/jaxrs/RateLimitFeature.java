@@ -1,11 +1,13 @@
 package dev.sluice.jaxrs;
 
 import dev.sluice.internal.jaxrs.JaxrsRateLimits;
+import dev.sluice.internal.jaxrs.SluiceExceptionMapper;
 import dev.sluice.internal.jaxrs.MethodPolicies;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Context;
@@ -47,7 +49,7 @@ import java.util.Map;
  * it ({@code @PreDestroy}) or, in a servlet container, when the web application stops.
  */
 @Provider
-public class RateLimitFeature implements DynamicFeature {
+public class RateLimitFeature implements DynamicFeature, Feature {
 
     /**
      * Priority of the request filter: {@code Priorities.AUTHENTICATION + 500}. After authentication, so
@@ -65,6 +67,21 @@ public class RateLimitFeature implements DynamicFeature {
 
     /** Created by the JAX-RS runtime, from scanning or from {@code Application.getClasses()}. */
     public RateLimitFeature() {
+    }
+
+    /**
+     * Registers the exception mapper: {@code LockNotAcquiredException} and {@code PermitNotAcquiredException}
+     * become 503 with {@code Retry-After}, {@code RateLimitExceededException} 429 with the RateLimit headers,
+     * {@code LockLostException} a 500; each with an {@code application/problem+json} body. An application's own
+     * mapper for any of these exceptions wins.
+     */
+    @Override
+    public boolean configure(FeatureContext context) {
+        Configuration config = configuration != null ? configuration : context.getConfiguration();
+        Map<String, Object> properties = config == null ? Map.of() : config.getProperties();
+        context.register(new SluiceExceptionMapper(JaxrsRateLimits.headerMode(applicationLoader(), properties)),
+                SluiceExceptionMapper.PRIORITY);
+        return true;
     }
 
     @Override
@@ -88,11 +105,14 @@ public class RateLimitFeature implements DynamicFeature {
         if (rateLimits == null) {
             Configuration config = configuration != null ? configuration : context.getConfiguration();
             Map<String, Object> properties = config == null ? Map.of() : config.getProperties();
-            ClassLoader loader = Thread.currentThread().getContextClassLoader();
-            rateLimits = JaxrsRateLimits.start(loader != null ? loader : RateLimitFeature.class.getClassLoader(),
-                    properties);
+            rateLimits = JaxrsRateLimits.start(applicationLoader(), properties);
         }
         return rateLimits;
+    }
+
+    private static ClassLoader applicationLoader() {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        return loader != null ? loader : RateLimitFeature.class.getClassLoader();
     }
 
     /** Releases the application's share of the Redis pool when the runtime undeploys the application. */

@@ -176,6 +176,38 @@ abstract class AbstractRateLimitedResourceIT {
     }
 
     @Test
+    void sluiceExceptionsFromResourcesBecomeProblemAnswersInsteadOfA500() throws Exception {
+        deployment = container().deploy(new TestApplication(Resources.Throwing.class, RateLimitFeature.class)
+                .properties(settings()));
+
+        HttpResponse<String> lock = get("throws/lock");
+        assertThat(RateLimitAssertions.assertProblem(lock, 503)).containsEntry("retryAfter", 1L);
+        assertThat(lock.headers().firstValue("Retry-After")).contains("1");
+        assertThat(lock.body()).as("no lock key in the body").doesNotContain("secret");
+
+        HttpResponse<String> permit = get("throws/permit");
+        RateLimitAssertions.assertProblem(permit, 503);
+        assertThat(permit.headers().firstValue("Retry-After")).as("until the breaker tries Redis again").contains("3");
+
+        assertTooManyRequests(get("throws/rate"), "export", 5, 60);
+
+        HttpResponse<String> lost = get("throws/lost");
+        RateLimitAssertions.assertProblem(lost, 500);
+        assertThat(lost.body()).doesNotContain("secret").doesNotContain("fencing");
+    }
+
+    @Test
+    void anApplicationsOwnExceptionMapperWinsOverSluices() throws Exception {
+        deployment = container().deploy(new TestApplication(Resources.Throwing.class, Resources.OwnLockMapper.class,
+                RateLimitFeature.class).properties(settings()));
+
+        HttpResponse<String> lock = get("throws/lock");
+        assertThat(lock.statusCode()).isEqualTo(409);
+        assertThat(lock.body()).isEqualTo("busy, says the application");
+        RateLimitAssertions.assertProblem(get("throws/lost"), 500);
+    }
+
+    @Test
     void methodsWithoutPoliciesAreLeftAlone() throws Exception {
         deployScenarios();
 

@@ -94,6 +94,45 @@ final class Resources {
         }
     }
 
+    /** Resource methods that let Sluice's exceptions escape, as guarded code does. */
+    @Path("throws")
+    public static class Throwing {
+        @GET
+        @Path("lock")
+        public String lock() {
+            throw new dev.sluice.LockNotAcquiredException("order:secret-42", java.time.Duration.ofMillis(5), null);
+        }
+
+        @GET
+        @Path("permit")
+        public String permit() {
+            throw new dev.sluice.PermitNotAcquiredException("pdf", java.time.Duration.ofMillis(5),
+                    dev.sluice.StoreUnavailableException.skipped(2_500));
+        }
+
+        @GET
+        @Path("rate")
+        public String rate() {
+            throw new dev.sluice.RateLimitExceededException(
+                    dev.sluice.RateLimitDecision.of("export", false, 0, 5, 60, 12_000, 60_000));
+        }
+
+        @GET
+        @Path("lost")
+        public String lost() {
+            throw new dev.sluice.LockLostException("order:secret-42", "Lock 'order:secret-42' (fencing token 7) lost");
+        }
+    }
+
+    /** An application's own mapper for one of Sluice's exceptions: it must win over Sluice's. */
+    @jakarta.ws.rs.ext.Provider
+    public static class OwnLockMapper implements jakarta.ws.rs.ext.ExceptionMapper<dev.sluice.LockNotAcquiredException> {
+        @Override
+        public jakarta.ws.rs.core.Response toResponse(dev.sluice.LockNotAcquiredException e) {
+            return jakarta.ws.rs.core.Response.status(409).entity("busy, says the application").build();
+        }
+    }
+
     /** Not limited at all. */
     @Path("free")
     public static class Free {

@@ -107,7 +107,7 @@ public final class SluiceConfigLoader {
                 prefix,
                 onRedisFailure(source),
                 proxies,
-                source.get(HEADERS).map(v -> Values.oneOf(HEADERS, v, HeaderMode.class)).orElse(HeaderMode.IETF),
+                headerMode(source),
                 source.get(FILTER_ENABLED).map(v -> Values.bool(FILTER_ENABLED, v)).orElse(true),
                 scripts,
                 policies,
@@ -228,5 +228,10 @@ public final class SluiceConfigLoader {
     static FailureMode onRedisFailure(ConfigSource source) {
         return source.get(ON_REDIS_FAILURE).map(v -> Values.oneOf(ON_REDIS_FAILURE, v, FailureMode.class))
                 .orElse(FailureMode.ALLOW);
+    }
+
+    /** {@code sluice.headers}. */
+    public static HeaderMode headerMode(ConfigSource source) {
+        return source.get(HEADERS).map(v -> Values.oneOf(HEADERS, v, HeaderMode.class)).orElse(HeaderMode.IETF);
     }
 }

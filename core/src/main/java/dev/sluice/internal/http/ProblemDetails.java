@@ -63,6 +63,26 @@ public record ProblemDetails(String type, String title, int status, String detai
                 null, List.of(), retryAfterSeconds);
     }
 
+    /**
+     * The body of a 503 for a lock or permit not acquired within its wait (or Redis unreachable for it). It
+     * names neither the lock key nor the semaphore, which may carry request data.
+     */
+    public static ProblemDetails busy(long retryAfterSeconds) {
+        return new ProblemDetails("about:blank", "Service Unavailable", 503,
+                "A resource this request needs is busy; retry after " + retryAfterSeconds
+                        + (retryAfterSeconds == 1 ? " second." : " seconds."),
+                null, List.of(), retryAfterSeconds);
+    }
+
+    /**
+     * The body of a 500 for a lock or permit lost while its holder ran: the work may have overlapped with
+     * another holder's, which is the server's problem, not the client's; no internals are told.
+     */
+    public static ProblemDetails lost() {
+        return new ProblemDetails("about:blank", "Internal Server Error", 500,
+                "The request could not be completed safely.", null, List.of(), -1);
+    }
+
     /** The JSON text. */
     public String toJson() {
         StringBuilder out = new StringBuilder(256).append('{');

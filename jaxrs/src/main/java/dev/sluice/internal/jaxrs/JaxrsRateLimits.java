@@ -2,6 +2,7 @@ package dev.sluice.internal.jaxrs;
 
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.ConfigSource;
+import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
@@ -157,6 +158,18 @@ public final class JaxrsRateLimits implements AutoCloseable {
         }
         if (open != null) {
             open.forEach(JaxrsRateLimits::close);
+        }
+    }
+
+    /**
+     * {@code sluice.headers} as the application sets it, for the exception mappers; read without starting
+     * anything. A bad value is left for {@link #start} to report with the rest of the configuration.
+     */
+    public static HeaderMode headerMode(ClassLoader loader, Map<String, Object> applicationProperties) {
+        try {
+            return SluiceConfigLoader.headerMode(ConfigSources.detect(loader, sluiceProperties(applicationProperties)));
+        } catch (SluiceConfigException e) {
+            return HeaderMode.IETF;
         }
     }
 
