@@ -50,14 +50,17 @@ public final class ConfigSources {
      * {@code cl} and answers for it, else {@link #fallback}.
      *
      * @param cl            the application's class loader (usually the thread context class loader)
-     * @param contextParams servlet context-params for the fallback chain, or {@code null} outside a web
-     *                      application; ignored when MicroProfile Config is used, which has its own sources
+     * @param contextParams servlet context-params, or {@code null} outside a web application: first in the
+     *                      fallback chain, and below every MicroProfile Config source when that is used (so that
+     *                      settings in {@code web.xml} are never silently ignored)
      */
     public static ConfigSource detect(ClassLoader cl, ConfigSource contextParams) {
         ClassLoader loader = cl != null ? cl : ConfigSources.class.getClassLoader();
         if (isLoadable(MP_CONFIG_PROVIDER, loader)) {
             try {
-                return MicroProfileConfigSource.forClassLoader(loader);
+                ConfigSource mp = MicroProfileConfigSource.forClassLoader(loader);
+                return contextParams == null || contextParams.names().isEmpty() ? mp
+                        : new Named(layered(mp, contextParams), "MicroProfile Config, then context-params");
             } catch (RuntimeException | LinkageError e) {
                 // The API jar without an implementation (IllegalStateException), or an API this class
                 // cannot link to: the fallback chain is the documented answer for both.

@@ -114,11 +114,29 @@ class ConfigSourcesTest {
         try (URLClassLoader cl = new URLClassLoader(new URL[] {tmp.toUri().toURL()}, getClass().getClassLoader())) {
             ConfigSource source = ConfigSources.detect(cl, ConfigSources.of(Map.of("sluice.limit.mp.rate", "1/s")));
             try {
-                assertThat(source.toString()).isEqualTo("MicroProfile Config");
+                assertThat(source.toString()).isEqualTo("MicroProfile Config, then context-params");
                 assertThat(source.get("sluice.limit.mp.rate")).contains("7/1s");
                 assertThat(source.names()).contains("sluice.limit.mp.rate").doesNotContain("not.sluice");
                 assertThat(SluiceConfigLoader.load(source).policy("mp").orElseThrow().bandwidths().get(0).tokens())
                         .isEqualTo(7);
+            } finally {
+                ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig(cl));
+            }
+        }
+    }
+
+    @Test
+    void readsContextParamsBelowMicroProfileConfigRatherThanIgnoringThem() throws IOException {
+        writeProperties(tmp, "sluice.limit.mp.rate=7/1s\n");
+        try (URLClassLoader cl = new URLClassLoader(new URL[] {tmp.toUri().toURL()}, getClass().getClassLoader())) {
+            ConfigSource source = ConfigSources.detect(cl, ConfigSources.of(Map.of(
+                    "sluice.limit.mp.rate", "1/1s", "sluice.limit.web.rate", "2/1s")));
+            try {
+                SluiceConfig config = SluiceConfigLoader.load(source);
+                assertThat(config.policy("mp").orElseThrow().bandwidths().get(0).tokens())
+                        .as("MicroProfile Config wins").isEqualTo(7);
+                assertThat(config.policy("web").orElseThrow().bandwidths().get(0).tokens())
+                        .as("a key only web.xml sets").isEqualTo(2);
             } finally {
                 ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig(cl));
             }
