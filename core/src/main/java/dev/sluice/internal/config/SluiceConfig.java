@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param policies       rate-limit policies by name (disabled ones included, with {@code enabled=false})
  * @param locks          {@code sluice.lock.<name>.*} overrides by lock name
  * @param semaphores     {@code sluice.semaphore.<name>.*} overrides by semaphore name
+ * @param denyCacheSize  {@code sluice.deny-cache.size}: refused buckets a node remembers, 0 = none
  */
 public record SluiceConfig(
         RedisSettings redis,
@@ -29,7 +30,8 @@ public record SluiceConfig(
         Map<String, String> scripts,
         Map<String, PolicyConfig> policies,
         Map<String, LockSettings> locks,
-        Map<String, LockSettings> semaphores) {
+        Map<String, LockSettings> semaphores,
+        int denyCacheSize) {
 
     public static final String DEFAULT_KEY_PREFIX = "sluice";
 

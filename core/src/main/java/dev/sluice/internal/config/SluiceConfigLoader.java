@@ -29,6 +29,9 @@ public final class SluiceConfigLoader {
 
     public static final String KEY_PREFIX = "sluice.key-prefix";
     public static final String ON_REDIS_FAILURE = "sluice.on-redis-failure";
+    public static final String DENY_CACHE_SIZE = "sluice.deny-cache.size";
+    /** Default of {@value #DENY_CACHE_SIZE}. */
+    public static final int DEFAULT_DENY_CACHE_SIZE = 10_000;
     public static final String TRUSTED_PROXIES = "sluice.trusted-proxies";
     public static final String HEADERS = "sluice.headers";
     public static final String FILTER_ENABLED = "sluice.filter.enabled";
@@ -41,7 +44,7 @@ public final class SluiceConfigLoader {
 
     static {
         List<String> keys = new ArrayList<>(RedisSettingsLoader.KEYS);
-        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, HEADERS, FILTER_ENABLED));
+        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, HEADERS, FILTER_ENABLED, DENY_CACHE_SIZE));
         TOP_LEVEL_KEYS = List.copyOf(keys);
     }
 
@@ -112,7 +115,8 @@ public final class SluiceConfigLoader {
                 scripts,
                 policies,
                 locks,
-                semaphores);
+                semaphores,
+                source.get(DENY_CACHE_SIZE).map(v -> (int) Values.whole(DENY_CACHE_SIZE, v, 0, 10_000_000)).orElse(DEFAULT_DENY_CACHE_SIZE));
     }
 
     /**

@@ -35,22 +35,26 @@ public final class RateLimitEngine {
     private final String keyPrefix;
     private final SluiceMetrics metrics;
     private final CircuitBreaker breaker;
+    private final DenyCache denials;
 
-    /** An engine with a breaker of its own, whose counts are published nowhere (tests, benchmarks). */
+    /** An engine with a breaker of its own and no deny cache, whose counts are published nowhere (tests, benchmarks). */
     public RateLimitEngine(RateLimitStore store, String keyPrefix) {
         this(store, keyPrefix, SluiceMetrics.unpublished(RedisSettings.none()),
                 new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
-                        System::nanoTime, "the rate-limit store"));
+                        System::nanoTime, "the rate-limit store"), new DenyCache(0, System::nanoTime));
     }
 
     /**
      * @param breaker the application's breaker, shared with its locks and semaphores
+     * @param denials the node's memory of refused buckets
      */
-    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker) {
+    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
+                           DenyCache denials) {
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.metrics = metrics;
         this.breaker = breaker;
+        this.denials = denials;
     }
 
     /** The Redis key of a policy's bucket for {@code rawKey}: {@code <prefix>:rl:{<policy>:<material>}}. */
@@ -63,23 +67,37 @@ public final class RateLimitEngine {
      * The request is admitted only when every returned decision is allowed; then all were charged. While
      * the breaker is open the store is not asked and the call fails at once.
      *
+     * <p>When a bucket of the request is still refused by an earlier answer ({@link DenyCache}), the store is
+     * not asked either: the request is refused, nothing is charged, and only the refusing decisions are
+     * returned (their wait counted down).
+     *
+     * @return one decision per call, in order; or, for a request refused locally, its refusing decisions
      * @throws StoreUnavailableException when the store cannot be reached, or the breaker skips it
      */
     public List<RateLimitDecision> decide(List<LimitCall> calls) {
         if (calls.isEmpty()) {
             return List.of();
         }
+        String[] keys = new String[calls.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = bucketKey(calls.get(i).policy().name(), calls.get(i).rawKey());
+        }
+        List<RateLimitDecision> refusedLocally = refusedLocally(calls, keys);
+        if (refusedLocally != null) {
+            return refusedLocally;
+        }
         long ticket = breaker.enter();
         if (ticket == CircuitBreaker.REFUSED) {
             throw StoreUnavailableException.skipped(breaker.millisUntilProbe());
         }
         List<BucketRequest> requests = new ArrayList<>(calls.size());
-        for (LimitCall call : calls) {
+        for (int i = 0; i < keys.length; i++) {
+            LimitCall call = calls.get(i);
             List<BucketRequest.Limit> limits = new ArrayList<>(call.policy().bandwidths().size());
             for (Bandwidth bandwidth : call.policy().bandwidths()) {
                 limits.add(new BucketRequest.Limit(bandwidth.intervalMicros(), bandwidth.capacity()));
             }
-            requests.add(new BucketRequest(bucketKey(call.policy().name(), call.rawKey()), call.cost(), limits));
+            requests.add(new BucketRequest(keys[i], call.cost(), limits));
         }
         List<BucketOutcome> outcomes;
         try {
@@ -107,9 +125,28 @@ public final class RateLimitEngine {
             RateLimitDecision decision = toDecision(calls.get(i).policy(), outcomes.get(i));
             admitted &= decision.allowed();
             decisions.add(decision);
+            if (!decision.allowed()) {
+                denials.remember(keys[i], calls.get(i).cost(), decision);
+            }
         }
         count(calls, decisions, admitted);
         return decisions;
+    }
+
+    private List<RateLimitDecision> refusedLocally(List<LimitCall> calls, String[] keys) {
+        List<RateLimitDecision> refusals = null;
+        for (int i = 0; i < keys.length; i++) {
+            LimitCall call = calls.get(i);
+            RateLimitDecision refusal = denials.refusal(keys[i], call.cost());
+            if (refusal != null) {
+                if (refusals == null) {
+                    refusals = new ArrayList<>(1);
+                }
+                refusals.add(refusal);
+                metrics.policy(call.policy().name()).deniedLocally();
+            }
+        }
+        return refusals;
     }
 
     /**
@@ -170,6 +207,11 @@ public final class RateLimitEngine {
     /** The application's metrics. */
     public SluiceMetrics metrics() {
         return metrics;
+    }
+
+    /** The node's memory of refused buckets. */
+    public DenyCache denials() {
+        return denials;
     }
 
     /** The breaker every call of this engine goes through. */

@@ -128,6 +128,11 @@ final class JmxExporter implements MetricsExporter {
             }
 
             @Override
+            public long getDeniedLocally() {
+                return policy.deniedLocallyCount();
+            }
+
+            @Override
             public boolean isBreakerOpen() {
                 return policy.status().isBreakerOpen();
             }

@@ -54,6 +54,7 @@ final class MicroProfileMetricsExporter implements MetricsExporter {
         counter(prefix + ".denied", policy.denied, tags);
         counter(prefix + ".redis.errors", policy.redisErrors, tags);
         counter(prefix + ".fail.open", policy.failOpen, tags);
+        counter(prefix + ".denied.locally", policy.deniedLocally, tags);
     }
 
     @Override

@@ -65,6 +65,8 @@ final class MicrometerExporter implements MetricsExporter {
         counter(prefix + ".redis.errors", "Requests Redis could not decide", policy, PolicyMetrics::redisErrorCount, tags);
         counter(prefix + ".fail.open", "Requests admitted unchecked while Redis was unreachable", policy,
                 PolicyMetrics::failOpenCount, tags);
+        counter(prefix + ".denied.locally", "Refused requests answered from the node's deny cache, without Redis",
+                policy, PolicyMetrics::deniedLocallyCount, tags);
     }
 
     @Override

@@ -12,6 +12,7 @@ public final class PolicyMetrics {
     final Counter denied = new Counter();
     final Counter redisErrors = new Counter();
     final Counter failOpen = new Counter();
+    final Counter deniedLocally = new Counter();
 
     PolicyMetrics(String name, RedisStatus status) {
         this.name = name;
@@ -42,6 +43,15 @@ public final class PolicyMetrics {
         failOpen.increment();
     }
 
+    /**
+     * The node refused a request from its deny cache, without asking Redis (also counted in
+     * {@link #denied()}).
+     */
+    public void deniedLocally() {
+        deniedLocally.increment();
+        denied.increment();
+    }
+
     /** The application's Redis status, whose breaker every policy shares. */
     public RedisStatus status() {
         return status;
@@ -61,5 +71,9 @@ public final class PolicyMetrics {
 
     public long failOpenCount() {
         return failOpen.count();
+    }
+
+    public long deniedLocallyCount() {
+        return deniedLocally.count();
     }
 }

@@ -18,6 +18,9 @@ public interface RateLimitMXBean {
     /** Requests admitted unchecked while Redis was unreachable ({@code sluice.on-redis-failure=allow}). */
     long getFailOpen();
 
+    /** Of the refused requests, those the node refused from its deny cache without asking Redis. */
+    long getDeniedLocally();
+
     /** Whether the application's circuit breaker currently skips Redis (one breaker per application). */
     boolean isBreakerOpen();
 }

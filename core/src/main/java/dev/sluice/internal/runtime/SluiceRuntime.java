@@ -2,6 +2,7 @@ package dev.sluice.internal.runtime;
 
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.limit.DenyCache;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitStore;
@@ -53,7 +54,8 @@ public final class SluiceRuntime implements AutoCloseable {
         this.breaker = new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
                 System::nanoTime, describe(config.redis()));
         metrics.register(config);
-        this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics, breaker);
+        this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics, breaker,
+                new DenyCache(config.denyCacheSize(), System::nanoTime));
         // First in, so closed last: whatever the others count while closing is still published until then.
         closeables.add(metrics);
         if (connector != null) {

@@ -75,6 +75,7 @@ class HostileConfigValuesTest {
                     "::1/129", "1.2.3", "*", "10.0.0.0/8/8", "300.0.0.1", "10.0.0.0/x")),
             new Row("sluice.headers", Map.of(), List.of("draft", "ietf,legacy", "x-ratelimit", "0")),
             new Row("sluice.filter.enabled", Map.of(), List.of("on", "yes", "1", "enabled")),
+            new Row("sluice.deny-cache.size", Map.of(), List.of("-1", "x", "1.5", "10000001", "off")),
             new Row("sluice.script.gcra", Map.of(), List.of("/opt/gcra.lua", "http://x/gcra.lua", "classpath:",
                     "file:", "gcra.lua", "jar:file:/x.jar!/gcra.lua")),
             new Row(POLICY + "rate", Map.of(), List.of("ten/s", "0/1s", "-1/1s", "1/0s", "1/", "/1s", "1/1y", "1/1s,x",

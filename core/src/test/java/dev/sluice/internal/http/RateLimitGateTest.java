@@ -9,6 +9,7 @@ import dev.sluice.internal.config.KeySpec;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.limit.BucketOutcome;
 import dev.sluice.internal.limit.BucketRequest;
+import dev.sluice.internal.limit.DenyCache;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
@@ -61,8 +62,10 @@ class RateLimitGateTest {
     private final SwitchableStore store = new SwitchableStore();
     private final AtomicLong nanos = new AtomicLong();
     private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(1), nanos::get, "test store");
-    private final RateLimitGate gate = new RateLimitGate(new RateLimitEngine(store, "sluice",
-            SluiceMetrics.unpublished(RedisSettings.none()), breaker), HeaderMode.IETF);
+    private final SluiceMetrics metrics = SluiceMetrics.unpublished(RedisSettings.none());
+    private final DenyCache denials = new DenyCache(100, nanos::get);
+    private final RateLimitGate gate = new RateLimitGate(new RateLimitEngine(store, "sluice", metrics, breaker, denials),
+            HeaderMode.IETF);
 
     private static PolicyConfig policy(String name, long perMinute, KeySpec key, Set<String> methods) {
         return new PolicyConfig(name, List.of(new Bandwidth(perMinute, Duration.ofMinutes(1), perMinute)), key,
@@ -134,6 +137,52 @@ class RateLimitGateTest {
         assertThat(postLogin(Set.of("login"), login)).isSameAs(Verdict.NOTHING_TO_CHECK);
         assertThat(Verdict.NOTHING_TO_CHECK.charged()).isEmpty();
         assertThat(store.calls).hasValue(0);
+    }
+
+    @Test
+    void aRefusedClientIsRefusedLocallyWithTheSameAnswerUntilItCouldPassWithoutAskingTheStore() {
+        for (int i = 0; i < 5; i++) {
+            postLogin(null, login);
+        }
+        Verdict fromRedis = postLogin(null, login);
+        assertThat(fromRedis.status()).isEqualTo(429);
+        assertThat(store.calls).hasValue(6);
+
+        nanos.addAndGet(Duration.ofSeconds(5).toNanos());
+        Verdict local = postLogin(null, login);
+        assertThat(store.calls).as("answered from the deny cache").hasValue(6);
+        assertThat(local.status()).isEqualTo(429);
+        assertThat(local.charged()).contains(Set.of("login"));
+        assertThat(local.headers()).extracting(RateLimitHeaders.Header::name)
+                .containsExactly("Retry-After", "RateLimit-Policy", "RateLimit");
+        assertThat(local.headers()).as("Retry-After counts down from Redis's 12 s")
+                .contains(new RateLimitHeaders.Header("Retry-After", "7"));
+        assertThat(Json.parseObject(local.problem().toJson())).containsEntry("policy", "login")
+                .containsEntry("retryAfter", 7L);
+        assertThat(metrics.policy("login").deniedLocallyCount()).isEqualTo(1);
+
+        nanos.addAndGet(Duration.ofSeconds(7).toNanos());
+        postLogin(null, login);
+        assertThat(store.calls).as("asked again once the refusal has run out").hasValue(7);
+    }
+
+    @Test
+    void otherClientsAndOtherPoliciesAreStillAsked() {
+        for (int i = 0; i < 6; i++) {
+            postLogin(null, login);
+        }
+        gate.decide(TestRequest.get("/login").method("POST").from("192.0.2.99"), List.of(http(login)), null);
+        assertThat(store.calls).hasValue(7);
+    }
+
+    @Test
+    void admissionsAreNeverRemembered() {
+        PolicyConfig roomy = policy("roomy", 100, KeySpec.IP, Set.of());
+        for (int i = 0; i < 3; i++) {
+            postLogin(null, roomy);
+        }
+        assertThat(store.calls).hasValue(3);
+        assertThat(denials.size()).isZero();
     }
 
     @Test
