@@ -107,7 +107,7 @@ public class RateLimitFilter implements Filter {
         }
         SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
         active = new Active(runtime, RateLimitGate.of(runtime, config.onRedisFailure()), matcher, Map.copyOf(keys),
-                new ClientAddress(config.trustedProxies()), config.headers());
+                ClientAddress.of(config), config.headers());
         LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + keys.keySet().stream().sorted().toList()
                 + " in " + context.getContextPath() + "/");
     }

@@ -30,6 +30,8 @@ public final class SluiceConfigLoader {
     public static final String KEY_PREFIX = "sluice.key-prefix";
     public static final String ON_REDIS_FAILURE = "sluice.on-redis-failure";
     public static final String TRUSTED_PROXIES = "sluice.trusted-proxies";
+    public static final String FORWARDING_HEADER = "sluice.forwarding-header";
+    public static final String IPV6_PREFIX = "sluice.ipv6-prefix";
     public static final String HEADERS = "sluice.headers";
     public static final String FILTER_ENABLED = "sluice.filter.enabled";
     public static final String SCRIPT_PREFIX = "sluice.script.";
@@ -41,7 +43,8 @@ public final class SluiceConfigLoader {
 
     static {
         List<String> keys = new ArrayList<>(RedisSettingsLoader.KEYS);
-        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, HEADERS, FILTER_ENABLED));
+        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, FORWARDING_HEADER, IPV6_PREFIX, HEADERS,
+                FILTER_ENABLED));
         TOP_LEVEL_KEYS = List.copyOf(keys);
     }
 
@@ -96,6 +99,10 @@ public final class SluiceConfigLoader {
                 source.get(ON_REDIS_FAILURE).map(v -> Values.oneOf(ON_REDIS_FAILURE, v, FailureMode.class))
                         .orElse(FailureMode.ALLOW),
                 proxies,
+                source.get(FORWARDING_HEADER).map(v -> ForwardingHeader.parse(FORWARDING_HEADER, v))
+                        .orElse(ForwardingHeader.X_FORWARDED_FOR),
+                source.get(IPV6_PREFIX).map(v -> (int) Values.whole(IPV6_PREFIX, v, 32, 128))
+                        .orElse(SluiceConfig.DEFAULT_IPV6_PREFIX),
                 source.get(HEADERS).map(v -> Values.oneOf(HEADERS, v, HeaderMode.class)).orElse(HeaderMode.IETF),
                 source.get(FILTER_ENABLED).map(v -> Values.bool(FILTER_ENABLED, v)).orElse(true),
                 scripts,

@@ -58,7 +58,7 @@ public final class JaxrsRateLimits implements AutoCloseable {
         this.runtime = runtime;
         this.methodPolicies = new MethodPolicies(source);
         this.gate = RateLimitGate.of(runtime, config.onRedisFailure());
-        this.clientAddress = new ClientAddress(config.trustedProxies());
+        this.clientAddress = ClientAddress.of(config);
         this.headerMode = config.headers();
         this.servletApi = servletApi;
     }
