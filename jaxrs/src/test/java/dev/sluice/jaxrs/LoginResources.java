@@ -7,7 +7,7 @@ import jakarta.ws.rs.Path;
 /**
  * Two login resources that answer {@code served:<name>}, so a test can tell which requests reached them. One is
  * protected by the servlet filter alone ({@code sluice.limit.login.paths=/login}), the other by
- * {@code @RateLimited} alone; the policies (rate, methods, key) come from the test's configuration.
+ * {@code @RateLimited} alone (its inline rate is what package scanning sees); the tests configure both policies.
  */
 final class LoginResources {
 
@@ -32,7 +32,7 @@ final class LoginResources {
 
     /** Protected by JAX-RS alone. */
     @Path("rs-login")
-    @RateLimited("rs-login")
+    @RateLimited(value = "rs-login", rate = "3/1h")
     public static class AnnotationProtected {
         @GET
         public String get() {

@@ -24,9 +24,9 @@ import java.util.List;
  *       host name, garbage, an element without {@code for=}) stops the walk: the client is then the
  *       trusted proxy that wrote it. Entries further left would be client-controlled.</li>
  *   <li>When every hop read is a trusted proxy, the left-most of them is the client. At most
- *       {@link ForwardingHeaders#MAX_HOPS} hops are read.</li>
+ *       32 hops are read.</li>
  *   <li>A {@code Forwarded} header that is malformed or longer than
- *       {@link ForwardingHeaders#MAX_HEADER_CHARS} cannot be split into hops reliably (an unterminated
+ *       8 KiB cannot be split into hops reliably (an unterminated
  *       quote swallows what the proxy appended), so the client is the peer: the right-most address that
  *       is known. Never an error, and never an address taken from the other header.</li>
  * </ul>
