@@ -26,7 +26,12 @@ public interface RequestView {
     /** Name of the authenticated principal, empty for anonymous requests. */
     Optional<String> principal();
 
-    /** Client address after the {@code sluice.trusted-proxies} rules. */
+    /**
+     * Client address after the {@code sluice.trusted-proxies} and {@code sluice.forwarding-header} rules, in
+     * canonical form ({@code 192.0.2.7}, {@code 2001:db8::7}). An IPv6 client is given as its network of
+     * {@code sluice.ipv6-prefix} bits ({@code 2001:db8:1:2::/64} by default), since one subscriber holds a
+     * whole /64; with {@code sluice.ipv6-prefix=128}, as its address.
+     */
     String clientAddress();
 
     /**

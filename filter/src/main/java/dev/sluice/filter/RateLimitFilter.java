@@ -104,7 +104,7 @@ public class RateLimitFilter implements Filter {
         }
         SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
         active = new Active(runtime, RateLimitGate.of(runtime, config.headers()), matcher, Map.copyOf(policies),
-                new ClientAddress(config.trustedProxies()));
+                ClientAddress.of(config));
         LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + policies.keySet().stream().sorted().toList()
                 + " in " + context.getContextPath() + "/");
     }

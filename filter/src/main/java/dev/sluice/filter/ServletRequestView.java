@@ -1,6 +1,7 @@
 package dev.sluice.filter;
 
 import dev.sluice.RequestView;
+import dev.sluice.internal.config.HttpMethods;
 import dev.sluice.internal.http.ClientAddress;
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -16,7 +17,7 @@ import java.util.Optional;
  */
 final class ServletRequestView implements RequestView {
 
-    /** Header lines read per forwarding header; a proxy chain never needs more. */
+    /** Header lines read of the forwarding header; a proxy chain never needs more. */
     private static final int MAX_HEADER_LINES = 64;
 
     private final HttpServletRequest request;
@@ -41,9 +42,10 @@ final class ServletRequestView implements RequestView {
         return path.isEmpty() ? "/" : path;
     }
 
+    /** Upper case whatever the client sent, as the interface promises ({@code post} is {@code POST}). */
     @Override
     public String method() {
-        return request.getMethod();
+        return HttpMethods.upperCase(request.getMethod());
     }
 
     @Override
@@ -75,8 +77,9 @@ final class ServletRequestView implements RequestView {
     @Override
     public String clientAddress() {
         if (clientAddress == null) {
+            // only the configured header: the other one may be the client's own, passed through by the proxy
             clientAddress = clientAddresses.resolve(request.getRemoteAddr(),
-                    lastLines(request.getHeaders("Forwarded")), lastLines(request.getHeaders("X-Forwarded-For")));
+                    lastLines(request.getHeaders(clientAddresses.headerName())));
         }
         return clientAddress;
     }

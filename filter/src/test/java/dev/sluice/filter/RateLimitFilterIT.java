@@ -140,7 +140,7 @@ class RateLimitFilterIT {
         }
         RateLimitAssertions.assertTooManyRequests(app.get("/login", "X-Forwarded-For", "7.7.7.7, 198.51.100.7"),
                 "login", 5, 60);
-        RateLimitAssertions.assertTooManyRequests(app.get("/login", "Forwarded", "for=\"[::ffff:198.51.100.7]:999\""),
+        RateLimitAssertions.assertTooManyRequests(app.get("/login", "X-Forwarded-For", "[::ffff:198.51.100.7]:999"),
                 "login", 5, 60);
         RateLimitAssertions.assertAllowed(app.get("/login", "X-Forwarded-For", "198.51.100.8"), "login", 5, 60);
     }

@@ -15,12 +15,12 @@ import java.util.Optional;
 
 /**
  * HTTP/1.1 over a plain socket, byte for byte, for requests a well-behaved client refuses to send: header values
- * with NUL, bare CR, bytes that are not UTF-8. One request per connection ({@code Connection: close}). Stateless.
+ * with NUL, bare CR, bytes that are not UTF-8, a method in lower case, {@code //login}. One request per connection ({@code Connection: close}). Stateless.
  */
 final class RawHttp {
 
-    /** Status line and header lines of a response (the body is read and dropped). */
-    record Response(int status, List<String> headers) {
+    /** Status line, header lines and body of a response. */
+    record Response(int status, List<String> headers, String body) {
         Optional<String> header(String name) {
             String prefix = name.toLowerCase(Locale.ROOT) + ":";
             return headers.stream().filter(h -> h.toLowerCase(Locale.ROOT).startsWith(prefix))
@@ -36,12 +36,23 @@ final class RawHttp {
      * {@code Name: value} without line end, as bytes) and returns the response.
      */
     static Response get(URI base, String pathAndQuery, List<byte[]> headerLines) throws IOException {
+        return send(base, "GET", pathAndQuery, headerLines);
+    }
+
+    /**
+     * Sends {@code <method> <base path><target>} as written (no normalisation, any case) with the given raw
+     * header lines; a {@code POST} gets an empty body.
+     */
+    static Response send(URI base, String method, String target, List<byte[]> headerLines) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), 5_000);
             socket.setSoTimeout(20_000);
             ByteArrayOutputStream request = new ByteArrayOutputStream();
-            request.writeBytes(("GET " + base.getPath() + pathAndQuery + " HTTP/1.1\r\nHost: " + base.getHost() + ":"
+            request.writeBytes((method + " " + base.getPath() + target + " HTTP/1.1\r\nHost: " + base.getHost() + ":"
                     + base.getPort() + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            if (method.equalsIgnoreCase("POST")) {
+                request.writeBytes("Content-Length: 0\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            }
             for (byte[] line : headerLines) {
                 request.writeBytes(line);
                 request.writeBytes(new byte[] {'\r', '\n'});
@@ -73,6 +84,6 @@ final class RawHttp {
             throw new IOException("not an HTTP/1.1 response: " + head);
         }
         int status = Integer.parseInt(lines.remove(0).substring(9, 12));
-        return new Response(status, lines);
+        return new Response(status, lines, end < 0 ? "" : text.substring(end + 4));
     }
 }

@@ -3,7 +3,6 @@ package dev.sluice.internal.config;
 import dev.sluice.SluiceConfigException;
 
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.Arrays;
 
 /**
@@ -22,64 +21,69 @@ public final class Cidr {
         this.text = text;
     }
 
+    /** The accepted form, for every refusal. */
+    static final String FORM = "a comma-separated list of IP literals or CIDRs such as 10.0.0.0/8, 192.168.1.10 or"
+            + " fd00::/8 (decimal prefix length without sign or leading zero: 1..32 for IPv4, 1..128 for IPv6)";
+
     /**
-     * Parses a CIDR literal. Only IP literals are accepted (no host names, so no DNS lookup).
+     * Parses a CIDR literal. Only IP literals are accepted, read by {@link IpLiteral} and never by the system
+     * resolver: a host name, or a numeric-looking text the resolver would still look up or read its own way
+     * ({@code 256.0.0.0}, {@code 010.0.0.0}), cannot make a range trusted.
      *
      * @param key the configuration key, for the error message
-     * @throws SluiceConfigException when {@code text} is not a CIDR
+     * @throws SluiceConfigException when {@code text} is not a CIDR, is a {@code /0} range (it would let any
+     *                               client choose its own key), or is written as IPv4-mapped IPv6
      */
     public static Cidr parse(String key, String text) {
-        String expected = "a comma-separated list of CIDRs such as 10.0.0.0/8, 192.168.1.10 or ::1/128";
-        String trimmed = text.trim();
+        String trimmed = text.strip();
         int slash = trimmed.indexOf('/');
         String address = slash < 0 ? trimmed : trimmed.substring(0, slash);
-        if (!isIpLiteral(address)) {
-            throw new SluiceConfigException(key, text, expected);
-        }
-        byte[] bytes;
-        try {
-            bytes = InetAddress.getByName(address).getAddress();
-        } catch (UnknownHostException e) {
-            throw new SluiceConfigException(key, text, expected);
+        byte[] bytes = IpLiteral.parseBare(address);
+        if (bytes == null) {
+            throw new SluiceConfigException(key, text, FORM);
         }
         int max = bytes.length * 8;
-        int prefix = max;
-        if (slash >= 0) {
-            try {
-                prefix = Integer.parseInt(trimmed.substring(slash + 1));
-            } catch (NumberFormatException e) {
-                throw new SluiceConfigException(key, text, expected);
-            }
-            if (prefix < 0 || prefix > max) {
-                throw new SluiceConfigException(key, text, expected + " (prefix length 0.." + max + ")");
-            }
+        int prefix = slash < 0 ? max : prefixLength(trimmed.substring(slash + 1), max);
+        if (prefix < 0) {
+            throw new SluiceConfigException(key, text, FORM);
         }
-        return new Cidr(mask(bytes, prefix), prefix, trimmed);
+        if (prefix == 0) {
+            throw new SluiceConfigException(key, text, FORM + "; a /0 range trusts every peer, so any client could"
+                    + " choose its own key by sending a forwarding header");
+        }
+        if (IpLiteral.isIpv4Mapped(bytes)) {
+            String v4 = IpLiteral.format(IpLiteral.parse(address));
+            String suggestion = prefix >= 96 ? v4 + "/" + (prefix - 96) : "the IPv4 range";
+            throw new SluiceConfigException(key, text, FORM + "; client addresses written as IPv4-mapped IPv6 are"
+                    + " compared as IPv4, so write this range as " + suggestion);
+        }
+        return new Cidr(IpLiteral.mask(bytes, prefix), prefix, trimmed);
     }
 
-    private static boolean isIpLiteral(String s) {
-        if (s.isEmpty()) {
-            return false;
+    /** The decimal prefix length in 0..max, or -1 ({@code 08}, {@code +8}, {@code -1}, non-ASCII digits). */
+    private static int prefixLength(String text, int max) {
+        if (text.isEmpty() || text.length() > 3 || (text.length() > 1 && text.charAt(0) == '0')) {
+            return -1;
         }
-        if (s.indexOf(':') >= 0) {
-            return s.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.');
+        int value = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
         }
-        return s.chars().allMatch(c -> (c >= '0' && c <= '9') || c == '.') && s.split("\\.", -1).length == 4;
-    }
-
-    private static byte[] mask(byte[] address, int prefix) {
-        byte[] out = address.clone();
-        for (int i = 0; i < out.length; i++) {
-            int bits = Math.max(0, Math.min(8, prefix - i * 8));
-            out[i] = (byte) (out[i] & (0xFF << (8 - bits)));
-        }
-        return out;
+        return value <= max ? value : -1;
     }
 
     /** Whether {@code address} lies in this network; IPv4 and IPv6 never match each other. */
     public boolean contains(InetAddress address) {
-        byte[] bytes = address.getAddress();
-        return bytes.length == network.length && Arrays.equals(mask(bytes, prefixLength), network);
+        return contains(address.getAddress());
+    }
+
+    /** Whether the 4 or 16 address bytes lie in this network; IPv4 and IPv6 never match each other. */
+    public boolean contains(byte[] address) {
+        return address.length == network.length && Arrays.equals(IpLiteral.mask(address, prefixLength), network);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.sluice.internal.config;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * One rate-limit policy, {@code sluice.limit.<name>.*}, validated. Immutable.
@@ -30,7 +31,7 @@ public record PolicyConfig(
     public PolicyConfig {
         bandwidths = List.copyOf(bandwidths);
         paths = List.copyOf(paths);
-        methods = Set.copyOf(methods);
+        methods = methods.stream().map(HttpMethods::upperCase).collect(Collectors.toUnmodifiableSet());
         Objects.requireNonNull(onRedisFailure, "onRedisFailure");
     }
 
@@ -45,7 +46,16 @@ public record PolicyConfig(
         return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, mode);
     }
 
+    /**
+     * Whether the policy charges a request of this method: compared after ASCII upper-casing
+     * ({@link HttpMethods#upperCase}), and {@code HEAD} wherever {@code GET} is listed, since servlets
+     * ({@code doGet}) and JAX-RS ({@code @GET}) run the same code for it.
+     */
     public boolean appliesTo(String method) {
-        return methods.isEmpty() || methods.contains(method);
+        if (methods.isEmpty()) {
+            return true;
+        }
+        String m = HttpMethods.upperCase(method);
+        return methods.contains(m) || ("HEAD".equals(m) && methods.contains("GET"));
     }
 }

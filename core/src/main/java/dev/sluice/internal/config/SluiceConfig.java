@@ -12,6 +12,8 @@ import java.util.Optional;
  * @param keyPrefix      prefix of every Redis key, default {@code sluice}
  * @param onRedisFailure rate-limit behaviour when Redis is unreachable, default {@link FailureMode#ALLOW}
  * @param trustedProxies CIDRs whose forwarding headers are believed, default none
+ * @param forwardingHeader the one header read from a trusted proxy, default {@link ForwardingHeader#X_FORWARDED_FOR}
+ * @param ipv6Prefix     prefix length by which IPv6 clients are keyed, 32..128, default {@value #DEFAULT_IPV6_PREFIX}
  * @param headers        which response headers to write, default {@link HeaderMode#IETF}
  * @param filterEnabled  whether the auto-registered servlet filter is active, default true
  * @param scripts        {@code sluice.script.<name>} overrides: script name to {@code classpath:} or {@code file:} location
@@ -25,6 +27,8 @@ public record SluiceConfig(
         String keyPrefix,
         FailureMode onRedisFailure,
         List<Cidr> trustedProxies,
+        ForwardingHeader forwardingHeader,
+        int ipv6Prefix,
         HeaderMode headers,
         boolean filterEnabled,
         Map<String, String> scripts,
@@ -34,6 +38,9 @@ public record SluiceConfig(
         int denyCacheSize) {
 
     public static final String DEFAULT_KEY_PREFIX = "sluice";
+
+    /** The usual size of one customer's IPv6 network: one client, however many addresses it rotates through. */
+    public static final int DEFAULT_IPV6_PREFIX = 64;
 
     public SluiceConfig {
         trustedProxies = List.copyOf(trustedProxies);

@@ -33,6 +33,8 @@ public final class SluiceConfigLoader {
     /** Default of {@value #DENY_CACHE_SIZE}. */
     public static final int DEFAULT_DENY_CACHE_SIZE = 10_000;
     public static final String TRUSTED_PROXIES = "sluice.trusted-proxies";
+    public static final String FORWARDING_HEADER = "sluice.forwarding-header";
+    public static final String IPV6_PREFIX = "sluice.ipv6-prefix";
     public static final String HEADERS = "sluice.headers";
     public static final String FILTER_ENABLED = "sluice.filter.enabled";
     public static final String SCRIPT_PREFIX = "sluice.script.";
@@ -44,7 +46,8 @@ public final class SluiceConfigLoader {
 
     static {
         List<String> keys = new ArrayList<>(RedisSettingsLoader.KEYS);
-        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, HEADERS, FILTER_ENABLED, DENY_CACHE_SIZE));
+        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, FORWARDING_HEADER, IPV6_PREFIX, HEADERS,
+                FILTER_ENABLED, DENY_CACHE_SIZE));
         TOP_LEVEL_KEYS = List.copyOf(keys);
     }
 
@@ -110,6 +113,10 @@ public final class SluiceConfigLoader {
                 prefix,
                 onRedisFailure(source),
                 proxies,
+                source.get(FORWARDING_HEADER).map(v -> ForwardingHeader.parse(FORWARDING_HEADER, v))
+                        .orElse(ForwardingHeader.X_FORWARDED_FOR),
+                source.get(IPV6_PREFIX).map(v -> (int) Values.whole(IPV6_PREFIX, v, 32, 128))
+                        .orElse(SluiceConfig.DEFAULT_IPV6_PREFIX),
                 headerMode(source),
                 source.get(FILTER_ENABLED).map(v -> Values.bool(FILTER_ENABLED, v)).orElse(true),
                 scripts,

@@ -5,24 +5,25 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Reads the hop chain out of {@code Forwarded} (RFC 7239) and {@code X-Forwarded-For}, right-most
+ * Reads the hop chain out of {@code Forwarded} (RFC 7239) or {@code X-Forwarded-For}, right-most
  * (nearest) hop first. Each hop is the text of its node: an address, possibly with a port, or anything
  * a proxy wrote ({@code unknown}, an obfuscated {@code _id}); judging it is left to the caller.
  *
- * <p>Both readers bound their work: at most {@link #MAX_HOPS} hops are returned, and a
- * {@code Forwarded} header longer than {@link #MAX_FORWARDED_CHARS} is not read at all (a header that
- * long was not written by a proxy chain). {@code X-Forwarded-For} is scanned from its end, so its length
- * does not matter. Stateless and thread-safe.
+ * <p>Both readers bound their work: at most {@link #MAX_HOPS} hops are returned, and at most
+ * {@link #MAX_HEADER_CHARS} characters read. A {@code Forwarded} header longer than that is not read at
+ * all (it cannot be split from the right: a quoted string may hide any comma). {@code X-Forwarded-For} is
+ * read from its end; an entry that the bound cuts is returned as {@link #NO_FOR}, so that the walk stops
+ * before a truncated address. Stateless and thread-safe.
  */
 final class ForwardingHeaders {
 
     /** More hops than any real proxy chain; the walk stops there. */
     static final int MAX_HOPS = 32;
 
-    /** Longest combined {@code Forwarded} value that is parsed. */
-    static final int MAX_FORWARDED_CHARS = 8192;
+    /** Most characters read from the end of the header: 8 KiB, more than any real proxy chain writes. */
+    static final int MAX_HEADER_CHARS = 8192;
 
-    /** Marker for a hop that did not say who its client was (an element without {@code for=}). */
+    /** Marker for a hop that did not say who its client was (an element without {@code for=}, a cut entry). */
     static final String NO_FOR = "";
 
     private ForwardingHeaders() {
@@ -40,7 +41,7 @@ final class ForwardingHeaders {
         int total = 0;
         for (String line : lines) {
             total += line.length() + 1;
-            if (total > MAX_FORWARDED_CHARS) {
+            if (total > MAX_HEADER_CHARS) {
                 return List.of();
             }
         }
@@ -61,11 +62,17 @@ final class ForwardingHeaders {
      */
     static List<String> xForwardedFor(List<String> lines) {
         List<String> nearestFirst = new ArrayList<>();
+        int budget = MAX_HEADER_CHARS;
         for (int l = lines.size() - 1; l >= 0 && nearestFirst.size() < MAX_HOPS; l--) {
             String line = lines.get(l);
             int end = line.length();
-            while (end >= 0 && nearestFirst.size() < MAX_HOPS) {
+            while (nearestFirst.size() < MAX_HOPS) {
                 int comma = line.lastIndexOf(',', end - 1);
+                budget -= end - comma;
+                if (budget < 0) {
+                    nearestFirst.add(NO_FOR);
+                    return nearestFirst;
+                }
                 String entry = line.substring(comma + 1, end).strip();
                 if (!entry.isEmpty()) {
                     nearestFirst.add(entry);

@@ -20,8 +20,12 @@ import java.util.Set;
  *   <li>{@code /}: every path (the default mapping, which catches what nothing else does; for a rate
  *       limit, which never competes with other mappings, that is everything);</li>
  *   <li>the empty string: the application root ({@code /}) only;</li>
- *   <li>any other string starting with {@code /}: that exact path, case-sensitively.</li>
+ *   <li>any other string starting with {@code /}: that exact path, case-sensitively, and the same path
+ *       with one trailing {@code /} ({@code /api/login} covers {@code /api/login/}, which JAX-RS runtimes
+ *       route to the same resource).</li>
  * </ul>
+ * Methods are compared as {@link PolicyConfig#appliesTo} does: case-insensitively, {@code HEAD} with
+ * {@code GET}.
  * Other forms ({@code /api/**}, {@code login}, {@code *.tar.gz}) are rejected at startup rather than
  * silently never matching. Disabled policies and policies without paths (JAX-RS only) never match.
  *
@@ -33,7 +37,7 @@ public final class PathMatcher {
                         boolean all) {
 
         boolean matches(String path) {
-            if (all || exact.contains(path)) {
+            if (all || exact.contains(path) || isExactWithTrailingSlash(path)) {
                 return true;
             }
             for (String prefix : prefixes) {
@@ -47,6 +51,13 @@ public final class PathMatcher {
                 return dot > slash && extensions.contains(path.substring(dot + 1));
             }
             return false;
+        }
+
+        /** {@code /api/login/}: JAX-RS runtimes serve it from {@code @Path("login")} like {@code /api/login}. */
+        private boolean isExactWithTrailingSlash(String path) {
+            int last = path.length() - 1;
+            return last > 0 && path.charAt(last) == '/' && path.charAt(last - 1) != '/'
+                    && exact.contains(path.substring(0, last));
         }
     }
 
@@ -112,7 +123,7 @@ public final class PathMatcher {
      * The enabled policies that apply to this request, ordered by name; empty (and allocation-free)
      * when none does.
      *
-     * @param method HTTP method as sent
+     * @param method HTTP method as sent, in any case
      * @param path   path within the application, starting with {@code /}
      */
     public List<PolicyConfig> matching(String method, String path) {

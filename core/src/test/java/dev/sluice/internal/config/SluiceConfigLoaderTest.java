@@ -24,6 +24,8 @@ class SluiceConfigLoaderTest {
         assertThat(c.headers()).isEqualTo(HeaderMode.IETF);
         assertThat(c.filterEnabled()).isTrue();
         assertThat(c.trustedProxies()).isEmpty();
+        assertThat(c.forwardingHeader()).isEqualTo(ForwardingHeader.X_FORWARDED_FOR);
+        assertThat(c.ipv6Prefix()).isEqualTo(64);
         assertThat(c.scripts()).isEmpty();
         assertThat(c.policies()).isEmpty();
         assertThat(c.lock("Any.thing")).isEqualTo(LockSettings.NONE);
@@ -318,6 +320,31 @@ class SluiceConfigLoaderTest {
     @Test
     void rejectsPrefixLengthOutOfRange() {
         rejects(Map.of("sluice.trusted-proxies", "10.0.0.0/33"), "sluice.trusted-proxies", "\"10.0.0.0/33\"");
+    }
+
+    @Test
+    void readsTheForwardingHeaderAndTheIpv6Prefix() {
+        SluiceConfig c = load(Map.of("sluice.forwarding-header", "Forwarded", "sluice.ipv6-prefix", "48"));
+        assertThat(c.forwardingHeader()).isEqualTo(ForwardingHeader.FORWARDED);
+        assertThat(c.ipv6Prefix()).isEqualTo(48);
+        assertThat(load(Map.of("sluice.forwarding-header", "x-forwarded-for", "sluice.ipv6-prefix", "128"))
+                .forwardingHeader()).isEqualTo(ForwardingHeader.X_FORWARDED_FOR);
+        assertThat(load(Map.of("sluice.ipv6-prefix", "32")).ipv6Prefix()).isEqualTo(32);
+    }
+
+    @Test
+    void rejectsAForwardingHeaderOtherThanTheTwoKnown() {
+        assertThat(rejects(Map.of("sluice.forwarding-header", "both"), "sluice.forwarding-header", "\"both\""))
+                .contains("x-forwarded-for").contains("forwarded");
+        rejects(Map.of("sluice.forwarding-header", "X-Real-IP"), "sluice.forwarding-header", "\"X-Real-IP\"");
+    }
+
+    @Test
+    void rejectsAnIpv6PrefixOutside32To128() {
+        for (String bad : new String[] {"31", "129", "0", "-64", "64.0", "/64", "sixty-four"}) {
+            assertThat(rejects(Map.of("sluice.ipv6-prefix", bad), "sluice.ipv6-prefix", "\"" + bad + "\""))
+                    .contains("32 to 128");
+        }
     }
 
     @Test

@@ -1,12 +1,16 @@
 package dev.sluice.internal.http;
 
 import dev.sluice.internal.config.Cidr;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.ForwardingHeader;
+import dev.sluice.internal.config.SluiceConfigLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,28 +18,35 @@ class ClientAddressTest {
 
     private static final String PROXY = "10.0.0.1";
 
-    private final ClientAddress behindProxies = new ClientAddress(List.of(
+    private static final List<Cidr> PROXIES = List.of(
             Cidr.parse("sluice.trusted-proxies", "10.0.0.0/8"),
-            Cidr.parse("sluice.trusted-proxies", "fd00::/8")));
-    private final ClientAddress direct = new ClientAddress(List.of());
+            Cidr.parse("sluice.trusted-proxies", "fd00::/8"));
+
+    /** One bucket per IPv6 address (prefix 128), so that canonical forms show in full. */
+    private final ClientAddress behindProxies = new ClientAddress(PROXIES, ForwardingHeader.X_FORWARDED_FOR, 128);
+    private final ClientAddress behindForwardingProxies = new ClientAddress(PROXIES, ForwardingHeader.FORWARDED, 128);
+    private final ClientAddress direct = new ClientAddress(List.of(), ForwardingHeader.X_FORWARDED_FOR, 128);
+    /** As configured with only {@code sluice.trusted-proxies}: every other setting at its default. */
+    private final ClientAddress defaults = ClientAddress.of(SluiceConfigLoader.load(ConfigSources.of(
+            Map.of("sluice.trusted-proxies", "10.0.0.0/8, fd00::/8"))));
 
     private String xff(String... lines) {
-        return behindProxies.resolve(PROXY, List.of(), Arrays.asList(lines));
+        return behindProxies.resolve(PROXY, Arrays.asList(lines));
     }
 
     private String forwarded(String... lines) {
-        return behindProxies.resolve(PROXY, Arrays.asList(lines), List.of());
+        return behindForwardingProxies.resolve(PROXY, Arrays.asList(lines));
     }
 
     @Test
     void ignoresForwardingHeadersWhenNoProxyIsTrusted() {
-        assertThat(direct.resolve("192.0.2.9", List.of("for=203.0.113.7"), List.of("203.0.113.7"))).isEqualTo("192.0.2.9");
+        assertThat(direct.resolve("192.0.2.9", List.of("203.0.113.7"))).isEqualTo("192.0.2.9");
     }
 
     @Test
     void ignoresForwardingHeadersFromAnUntrustedPeer() {
-        assertThat(behindProxies.resolve("192.0.2.9", List.of("for=203.0.113.7"), List.of("203.0.113.7")))
-                .isEqualTo("192.0.2.9");
+        assertThat(behindProxies.resolve("192.0.2.9", List.of("203.0.113.7"))).isEqualTo("192.0.2.9");
+        assertThat(behindForwardingProxies.resolve("192.0.2.9", List.of("for=203.0.113.7"))).isEqualTo("192.0.2.9");
     }
 
     @Test
@@ -103,21 +114,21 @@ class ClientAddressTest {
     @Test
     void readsIpv4MappedIpv6AsIpv4() {
         assertThat(xff("::ffff:203.0.113.7")).isEqualTo("203.0.113.7");
-        assertThat(direct.resolve("::ffff:192.0.2.1", List.of(), List.of())).isEqualTo("192.0.2.1");
+        assertThat(direct.resolve("::ffff:192.0.2.1", List.of())).isEqualTo("192.0.2.1");
     }
 
     @Test
     void trustsIpv6Proxies() {
-        assertThat(behindProxies.resolve("[fd00::5]", List.of(), List.of("2001:db8::7"))).isEqualTo("2001:db8::7");
-        assertThat(behindProxies.resolve("fd00:0:0:0:0:0:0:5", List.of(), List.of("2001:db8::7"))).isEqualTo("2001:db8::7");
+        assertThat(behindProxies.resolve("[fd00::5]", List.of("2001:db8::7"))).isEqualTo("2001:db8::7");
+        assertThat(behindProxies.resolve("fd00:0:0:0:0:0:0:5", List.of("2001:db8::7"))).isEqualTo("2001:db8::7");
         assertThat(behindProxies.isTrustedProxy("[fd00::1]:443")).isTrue();
         assertThat(behindProxies.isTrustedProxy("2001:db8::1")).isFalse();
     }
 
     @Test
     void returnsAPeerThatIsNoAddressAsItIs() {
-        assertThat(behindProxies.resolve("unix:/run/socket", List.of(), List.of("203.0.113.7"))).isEqualTo("unix:/run/socket");
-        assertThat(behindProxies.resolve(null, List.of(), List.of())).isEmpty();
+        assertThat(behindProxies.resolve("unix:/run/socket", List.of("203.0.113.7"))).isEqualTo("unix:/run/socket");
+        assertThat(behindProxies.resolve(null, List.of())).isEmpty();
     }
 
     @Test
@@ -136,20 +147,16 @@ class ClientAddressTest {
         assertThat(forwarded("for=[2001:db8::17]:4711")).isEqualTo("2001:db8::17");
     }
 
-    @Test
-    void prefersForwardedOverXForwardedFor() {
-        assertThat(behindProxies.resolve(PROXY, List.of("for=192.0.2.60"), List.of("203.0.113.7"))).isEqualTo("192.0.2.60");
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {
         "for=192.0.2.60;for=192.0.2.61", "for=\"192.0.2.60", "for=192.0.2.60 junk", "for", "for=",
         "=192.0.2.60", "for=192.0.2.60;;=x", "f@r=192.0.2.60", "for=\"192.0.2.60\"x", "for=\"a\u0000b\"",
-        "for=192.0.2.60\u0001", "for=\"192.0.2.60\\", "proto=https"
+        "for=192.0.2.60\u0001", "for=\"192.0.2.60\\"
     })
-    void ignoresAMalformedForwardedHeaderAndUsesXForwardedFor(String header) {
-        assertThat(behindProxies.resolve(PROXY, List.of(header), List.of("203.0.113.7"))).isEqualTo("203.0.113.7");
-        assertThat(behindProxies.resolve(PROXY, List.of(header), List.of())).isEqualTo(PROXY);
+    void takesThePeerForAMalformedForwardedHeaderNeverAnAddressItCarries(String header) {
+        assertThat(forwarded(header)).isEqualTo(PROXY);
+        assertThat(forwarded("for=192.0.2.1", header)).isEqualTo(PROXY);
+        assertThat(forwarded(header, "for=192.0.2.1")).as("an unterminated quote swallows later lines").isEqualTo(PROXY);
     }
 
     @Test
@@ -160,8 +167,15 @@ class ClientAddressTest {
         assertThat(xff("203.0.113.7, " + trustedChain + "10.0.0.2"))
                 .as("the walk stops after MAX_HOPS trusted hops at the last trusted one").isEqualTo("10.0.0.7");
         String hugeForwarded = "for=198.51.100.1, ".repeat(1_000) + "for=192.0.2.60";
-        assertThat(behindProxies.resolve(PROXY, List.of(hugeForwarded), List.of("203.0.113.7")))
-                .as("a Forwarded header beyond the size bound is ignored").isEqualTo("203.0.113.7");
+        assertThat(forwarded(hugeForwarded)).as("a Forwarded header beyond 8 KiB is not read").isEqualTo(PROXY);
+        assertThat(xff("203.0.113.7" + " ".repeat(10_000)))
+                .as("an X-Forwarded-For entry reaching beyond 8 KiB is not read").isEqualTo(PROXY);
+        String paddedTrustedChain = ("10.0.0.7" + " ".repeat(300) + ",").repeat(30);
+        assertThat(xff("203.0.113.7, " + paddedTrustedChain + "10.0.0.2"))
+                .as("the walk stops at the last trusted hop within 8 KiB").isEqualTo("10.0.0.7");
+        String manyForwardedHops = "for=10.0.0.7, ".repeat(100) + "for=10.0.0.2";
+        assertThat(forwarded("for=203.0.113.7, " + manyForwardedHops))
+                .as("the walk stops after MAX_HOPS trusted hops at the last trusted one").isEqualTo("10.0.0.7");
     }
 
     @Test
@@ -170,5 +184,49 @@ class ClientAddressTest {
         Arrays.fill(lines, "10.0.0.9");
         lines[999] = "203.0.113.7";
         assertThat(xff(lines)).isEqualTo("203.0.113.7");
+    }
+
+    @Test
+    void takesThePeerWhenTheNearestForwardedElementHasNoFor() {
+        assertThat(forwarded("proto=https")).isEqualTo(PROXY);
+        assertThat(forwarded("for=192.0.2.1", "proto=https")).isEqualTo(PROXY);
+        assertThat(forwarded("proto=https", "for=192.0.2.1")).isEqualTo("192.0.2.1");
+        assertThat(forwarded()).as("no header at all").isEqualTo(PROXY);
+    }
+
+    @Test
+    void readsOnlyXForwardedForByDefaultSoAClientsOwnForwardedChoosesNothing() {
+        assertThat(defaults.headerName()).isEqualTo("X-Forwarded-For");
+        assertThat(behindForwardingProxies.headerName()).isEqualTo("Forwarded");
+        assertThat(defaults.resolve(PROXY, List.of("for=192.0.2.60"))).as("Forwarded syntax is no address").isEqualTo(PROXY);
+        assertThat(defaults.resolve(PROXY, List.of("203.0.113.7"))).isEqualTo("203.0.113.7");
+    }
+
+    @Test
+    void keysIpv6ClientsByTheirSlash64SoOneClientCannotRotateThroughItsAddresses() {
+        assertThat(defaults.resolve(PROXY, List.of("2001:db8:1:2:aaaa::1"))).isEqualTo("2001:db8:1:2::/64");
+        assertThat(defaults.resolve(PROXY, List.of("2001:db8:1:2:bbbb:cccc:dddd:eeee"))).isEqualTo("2001:db8:1:2::/64");
+        assertThat(defaults.resolve(PROXY, List.of("2001:db8:1:3::1"))).isEqualTo("2001:db8:1:3::/64");
+        assertThat(defaults.resolve("2001:db8:9::1", List.of())).as("a direct IPv6 peer too").isEqualTo("2001:db8:9::/64");
+        assertThat(defaults.resolve(PROXY, List.of("::ffff:203.0.113.7"))).as("IPv4-mapped stays IPv4")
+                .isEqualTo("203.0.113.7");
+    }
+
+    @Test
+    void keysIpv6ClientsByTheConfiguredPrefix() {
+        ClientAddress by48 = new ClientAddress(PROXIES, ForwardingHeader.X_FORWARDED_FOR, 48);
+        assertThat(by48.resolve(PROXY, List.of("2001:db8:1:2::1"))).isEqualTo("2001:db8:1::/48");
+        ClientAddress by57 = new ClientAddress(PROXIES, ForwardingHeader.X_FORWARDED_FOR, 57);
+        assertThat(by57.resolve(PROXY, List.of("2001:db8:1:ffff::1"))).isEqualTo("2001:db8:1:ff80::/57");
+        assertThat(behindProxies.resolve(PROXY, List.of("2001:db8:1:2::1"))).isEqualTo("2001:db8:1:2::1");
+    }
+
+    @Test
+    void judgesTrustOnTheFullAddressNotTheKeyedNetwork() {
+        ClientAddress oneProxy = new ClientAddress(List.of(Cidr.parse("sluice.trusted-proxies", "2001:db8::5")),
+                ForwardingHeader.X_FORWARDED_FOR, 64);
+        assertThat(oneProxy.resolve("2001:db8::6", List.of("203.0.113.7"))).as("a neighbour of the proxy is no proxy")
+                .isEqualTo("2001:db8::/64");
+        assertThat(oneProxy.resolve("2001:db8::5", List.of("203.0.113.7"))).isEqualTo("203.0.113.7");
     }
 }

@@ -2,6 +2,8 @@ package dev.sluice.internal.http;
 
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.Cidr;
+import dev.sluice.internal.config.ForwardingHeader;
+import dev.sluice.internal.config.IpLiteral;
 import dev.sluice.internal.config.KeySpec;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
@@ -37,8 +39,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HostileRequestDataTest {
 
     private static final String PEER = "10.0.0.2";
-    private static final ClientAddress BEHIND_PROXY = new ClientAddress(List.of(Cidr.parse("t", "10.0.0.0/8")));
-    private static final ClientAddress DIRECT = new ClientAddress(List.of());
+    /** Prefix 128: one bucket per IPv6 address, so that every resolved address is a plain canonical literal. */
+    private static final ClientAddress BEHIND_PROXY = new ClientAddress(List.of(Cidr.parse("t", "10.0.0.0/8")),
+            ForwardingHeader.X_FORWARDED_FOR, 128);
+    private static final ClientAddress BEHIND_FORWARDING_PROXY = new ClientAddress(List.of(Cidr.parse("t", "10.0.0.0/8")),
+            ForwardingHeader.FORWARDED, 128);
+    private static final ClientAddress DIRECT = new ClientAddress(List.of(), ForwardingHeader.FORWARDED, 128);
     /** The longest prefix and policy name configuration accepts. */
     private static final String LONGEST_PREFIX = "p".repeat(32);
     private static final String LONGEST_POLICY = "n".repeat(64);
@@ -103,16 +109,14 @@ class HostileRequestDataTest {
     @Test
     void everyMalformedForwardingHeaderYieldsThePeerOrACanonicalAddress() {
         for (String forwarded : malformedForwarded()) {
-            for (List<String> xff : List.of(List.<String>of(), List.of("192.0.2.44"), List.of("garbage"))) {
-                String behind = BEHIND_PROXY.resolve(PEER, List.of(forwarded), xff);
-                assertCanonicalAddress(behind, forwarded);
-                assertThat(DIRECT.resolve("198.51.100.1", List.of(forwarded), xff))
-                        .as("an untrusted peer's headers are never read").isEqualTo("198.51.100.1");
-            }
+            assertCanonicalAddress(BEHIND_FORWARDING_PROXY.resolve(PEER, List.of(forwarded)), forwarded);
+            assertCanonicalAddress(BEHIND_FORWARDING_PROXY.resolve(PEER, List.of(forwarded, "for=192.0.2.44")), forwarded);
+            assertThat(DIRECT.resolve("198.51.100.1", List.of(forwarded)))
+                    .as("an untrusted peer's headers are never read").isEqualTo("198.51.100.1");
         }
         for (String xff : malformedXForwardedFor()) {
-            assertCanonicalAddress(BEHIND_PROXY.resolve(PEER, List.of(), List.of(xff)), xff);
-            assertCanonicalAddress(BEHIND_PROXY.resolve(PEER, List.of(xff), List.of(xff)), xff);
+            assertCanonicalAddress(BEHIND_PROXY.resolve(PEER, List.of(xff)), xff);
+            assertCanonicalAddress(BEHIND_PROXY.resolve(PEER, List.of(xff, xff)), xff);
         }
     }
 
@@ -129,8 +133,8 @@ class HostileRequestDataTest {
                 header.append(pieces[random.nextInt(pieces.length)]);
             }
             String value = header.toString();
-            for (String resolved : List.of(BEHIND_PROXY.resolve(PEER, List.of(value), List.of()),
-                    BEHIND_PROXY.resolve(PEER, List.of(), List.of(value)))) {
+            for (String resolved : List.of(BEHIND_FORWARDING_PROXY.resolve(PEER, List.of(value)),
+                    BEHIND_PROXY.resolve(PEER, List.of(value)))) {
                 if (!isPeerOrCanonical(resolved)) {
                     wrong.add(value + " -> " + resolved);
                 }
@@ -146,8 +150,7 @@ class HostileRequestDataTest {
         Set<String> distinct = new HashSet<>();
         for (String value : hostileValues()) {
             KeyResolutionTest.View view = new KeyResolutionTest.View(value, Map.of("X-Key", value),
-                    Map.of("q", value), Map.of("id", value), value, BEHIND_PROXY.resolve(PEER, List.of(value),
-                    List.of(value)));
+                    Map.of("q", value), Map.of("id", value), value, BEHIND_PROXY.resolve(PEER, List.of(value)));
             for (KeySpec spec : List.of(KeySpec.IP, new KeySpec(KeySpec.Type.PRINCIPAL, ""),
                     new KeySpec(KeySpec.Type.HEADER, "X-Key"), new KeySpec(KeySpec.Type.QUERY, "q"),
                     new KeySpec(KeySpec.Type.PATH_PARAM, "id"), new KeySpec(KeySpec.Type.PATH, ""))) {

@@ -29,7 +29,6 @@ class PathMatcherTest {
     void matchesExactPathsOnly() {
         PathMatcher m = PathMatcher.of(List.of(policy("login", List.of("/login"), Set.of())));
         assertThat(names(m.matching("POST", "/login"))).containsExactly("login");
-        assertThat(m.matching("POST", "/login/")).isEmpty();
         assertThat(m.matching("POST", "/Login")).isEmpty();
         assertThat(m.matching("POST", "/login2")).isEmpty();
     }
@@ -102,5 +101,38 @@ class PathMatcherTest {
                 .hasMessageContaining("sluice.limit.bad.paths")
                 .hasMessageContaining(pattern)
                 .hasMessageContaining("/api/*");
+    }
+
+    @Test
+    void anExactPatternAlsoCoversTheSamePathWithATrailingSlash() {
+        PathMatcher m = PathMatcher.of(List.of(policy("login", List.of("/api/login"), Set.of())));
+        assertThat(names(m.matching("POST", "/api/login/"))).containsExactly("login");
+        assertThat(m.matching("POST", "/api/login//")).isEmpty();
+        assertThat(m.matching("POST", "/api/login/x")).isEmpty();
+    }
+
+    @Test
+    void matchesMethodsWhateverTheirCase() {
+        PathMatcher m = PathMatcher.of(List.of(policy("login", List.of("/login"), Set.of("POST"))));
+        assertThat(names(m.matching("post", "/login"))).containsExactly("login");
+        assertThat(names(m.matching("PoSt", "/login"))).containsExactly("login");
+        assertThat(m.matching("GET", "/login")).isEmpty();
+    }
+
+    @Test
+    void aPolicyListingGetAlsoChargesHead() {
+        PathMatcher m = PathMatcher.of(List.of(policy("page", List.of("/page"), Set.of("GET"))));
+        assertThat(names(m.matching("HEAD", "/page"))).containsExactly("page");
+        assertThat(names(m.matching("head", "/page"))).containsExactly("page");
+        assertThat(policy("p", List.of(), Set.of("GET")).appliesTo("Head")).isTrue();
+        assertThat(policy("p", List.of(), Set.of("HEAD")).appliesTo("GET")).as("HEAD does not imply GET").isFalse();
+        assertThat(policy("p", List.of(), Set.of("POST")).appliesTo("HEAD")).isFalse();
+    }
+
+    @Test
+    void doesNotUpperCaseBeyondAscii() {
+        // "ı" (dotless i) upper-cases to "I" in Java's full case mapping; an HTTP method is ASCII only
+        assertThat(policy("p", List.of(), Set.of("DELETE")).appliesTo("delete")).isTrue();
+        assertThat(policy("p", List.of(), Set.of("LIST")).appliesTo("l\u0131st")).isFalse();
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.internal.jaxrs;
 
 import dev.sluice.RequestView;
+import dev.sluice.internal.config.HttpMethods;
 import dev.sluice.internal.http.ClientAddress;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
@@ -32,9 +33,10 @@ final class ContainerRequestView implements RequestView {
         this.clientAddress = clientAddress;
     }
 
+    /** Upper case whatever the client sent, as the interface promises (RESTEasy runs {@code @POST} for {@code post}). */
     @Override
     public String method() {
-        return request.getMethod();
+        return HttpMethods.upperCase(request.getMethod());
     }
 
     @Override
@@ -70,8 +72,8 @@ final class ContainerRequestView implements RequestView {
         clientAddressUsed = true;
         if (client == null) {
             Object peer = request.getProperty(PEER_PROPERTY);
-            client = clientAddress.resolve(peer instanceof String s ? s : null, lines("Forwarded"),
-                    lines("X-Forwarded-For"));
+            // only the configured header: the other one may be the client's own, passed through by the proxy
+            client = clientAddress.resolve(peer instanceof String s ? s : null, lines(clientAddress.headerName()));
         }
         return client;
     }

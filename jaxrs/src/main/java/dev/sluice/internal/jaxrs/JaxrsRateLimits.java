@@ -56,7 +56,7 @@ public final class JaxrsRateLimits implements AutoCloseable {
         this.runtime = runtime;
         this.methodPolicies = new MethodPolicies(source);
         this.gate = RateLimitGate.of(runtime, config.headers());
-        this.clientAddress = new ClientAddress(config.trustedProxies());
+        this.clientAddress = ClientAddress.of(config);
         this.servletApi = servletApi;
     }
 

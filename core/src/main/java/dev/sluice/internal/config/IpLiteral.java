@@ -1,4 +1,4 @@
-package dev.sluice.internal.http;
+package dev.sluice.internal.config;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -11,9 +11,11 @@ import java.net.UnknownHostException;
  * <p>Accepted: dotted-quad IPv4 (no leading zeros, which some parsers read as octal), IPv4 with a port
  * ({@code 192.0.2.1:8080}), IPv6 with or without brackets, with a zone id ({@code fe80::1%eth0},
  * {@code [fe80::1%25eth0]}) which is dropped, and with a port after the brackets. IPv4-mapped IPv6
- * addresses ({@code ::ffff:192.0.2.1}) are read as the IPv4 address. Stateless and thread-safe.
+ * addresses ({@code ::ffff:192.0.2.1}) are read as the IPv4 address. {@link #parseBare} is the strict form
+ * configuration accepts ({@link Cidr}). Lives beside {@link Cidr} so that configuration and request handling
+ * share one parser. Stateless and thread-safe.
  */
-final class IpLiteral {
+public final class IpLiteral {
 
     /** No literal, however decorated, is longer; anything longer is rejected before parsing. */
     static final int MAX_LENGTH = 100;
@@ -25,7 +27,7 @@ final class IpLiteral {
      * The 4 or 16 address bytes of {@code text}, or {@code null} when it is not an IP literal (host
      * names, {@code unknown}, obfuscated identifiers, garbage).
      */
-    static byte[] parse(String text) {
+    public static byte[] parse(String text) {
         if (text == null) {
             return null;
         }
@@ -51,8 +53,35 @@ final class IpLiteral {
         return unmap(parseIpv6(stripZone(s, false)));
     }
 
+    /**
+     * The 4 or 16 bytes of a bare literal as written in configuration: a dotted quad without leading zeros,
+     * or IPv6 without brackets, port or zone id; {@code null} otherwise. IPv4-mapped IPv6 is returned as
+     * its 16 bytes, so that the caller can tell it was written that way.
+     */
+    static byte[] parseBare(String text) {
+        if (text.isEmpty() || text.length() > MAX_LENGTH) {
+            return null;
+        }
+        return text.indexOf(':') < 0 ? parseIpv4(text) : parseIpv6(text);
+    }
+
+    /** Whether 16 bytes are an IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}). */
+    static boolean isIpv4Mapped(byte[] address) {
+        return address.length == 16 && unmap(address).length == 4;
+    }
+
+    /** The first {@code prefix} bits of {@code address}, the rest zero. */
+    public static byte[] mask(byte[] address, int prefix) {
+        byte[] out = address.clone();
+        for (int i = 0; i < out.length; i++) {
+            int bits = Math.max(0, Math.min(8, prefix - i * 8));
+            out[i] = (byte) (out[i] & (0xFF << (8 - bits)));
+        }
+        return out;
+    }
+
     /** {@code InetAddress} of parsed bytes, without any lookup. */
-    static InetAddress toInetAddress(byte[] address) {
+    public static InetAddress toInetAddress(byte[] address) {
         try {
             return InetAddress.getByAddress(address);
         } catch (UnknownHostException e) {
@@ -61,7 +90,7 @@ final class IpLiteral {
     }
 
     /** Canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run compressed). */
-    static String format(byte[] address) {
+    public static String format(byte[] address) {
         if (address.length == 4) {
             return (address[0] & 0xFF) + "." + (address[1] & 0xFF) + "." + (address[2] & 0xFF) + "." + (address[3] & 0xFF);
         }
