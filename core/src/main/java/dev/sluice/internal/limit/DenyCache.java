@@ -21,7 +21,7 @@ import java.util.function.LongSupplier;
  */
 public final class DenyCache {
 
-    private record Entry(long deadlineNanos, long cost, long decidedAtNanos, RateLimitDecision decision) {
+    private record Entry(Object shape, long deadlineNanos, long cost, long decidedAtNanos, RateLimitDecision decision) {
     }
 
     private final int maxSize;
@@ -40,13 +40,16 @@ public final class DenyCache {
     /**
      * The refusal still in force for {@code bucketKey} at {@code cost}, its times counted down to now; null
      * when the bucket has to be asked.
+     *
+     * @param shape what the bucket's limits are (the policy's bandwidths): a refusal under other limits, such
+     *              as a policy redefined with the same name, says nothing
      */
-    RateLimitDecision refusal(String bucketKey, long cost) {
+    RateLimitDecision refusal(String bucketKey, Object shape, long cost) {
         if (maxSize == 0) {
             return null;
         }
         Entry entry = entries.get(bucketKey);
-        if (entry == null || cost < entry.cost) {
+        if (entry == null || cost < entry.cost || !entry.shape.equals(shape)) {
             return null;
         }
         long now = nanoClock.getAsLong();
@@ -62,7 +65,7 @@ public final class DenyCache {
     }
 
     /** Remembers a refusal Redis gave for {@code bucketKey} at {@code cost}; ignores admissions and "never". */
-    void remember(String bucketKey, long cost, RateLimitDecision decision) {
+    void remember(String bucketKey, Object shape, long cost, RateLimitDecision decision) {
         if (maxSize == 0 || decision.allowed() || decision.never() || decision.retryAfterMillis() <= 0) {
             return;
         }
@@ -70,7 +73,7 @@ public final class DenyCache {
             makeRoom();
         }
         long now = nanoClock.getAsLong();
-        entries.put(bucketKey, new Entry(now + decision.retryAfterMillis() * 1_000_000L, cost, now, decision));
+        entries.put(bucketKey, new Entry(shape, now + decision.retryAfterMillis() * 1_000_000L, cost, now, decision));
     }
 
     private void makeRoom() {

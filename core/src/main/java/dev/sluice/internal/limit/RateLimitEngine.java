@@ -126,7 +126,7 @@ public final class RateLimitEngine {
             admitted &= decision.allowed();
             decisions.add(decision);
             if (!decision.allowed()) {
-                denials.remember(keys[i], calls.get(i).cost(), decision);
+                denials.remember(keys[i], calls.get(i).policy().bandwidths(), calls.get(i).cost(), decision);
             }
         }
         count(calls, decisions, admitted);
@@ -137,7 +137,7 @@ public final class RateLimitEngine {
         List<RateLimitDecision> refusals = null;
         for (int i = 0; i < keys.length; i++) {
             LimitCall call = calls.get(i);
-            RateLimitDecision refusal = denials.refusal(keys[i], call.cost());
+            RateLimitDecision refusal = denials.refusal(keys[i], call.policy().bandwidths(), call.cost());
             if (refusal != null) {
                 if (refusals == null) {
                     refusals = new ArrayList<>(1);

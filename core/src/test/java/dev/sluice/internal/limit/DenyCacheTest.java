@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DenyCacheTest {
 
     private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
+    private static final Object SHAPE = "5/1m";
     private final DenyCache cache = new DenyCache(10, nanos::get);
 
     private static RateLimitDecision refused(long retryMillis) {
@@ -22,52 +23,58 @@ class DenyCacheTest {
 
     @Test
     void aRefusalHoldsForTheSameOrALargerCostUntilItsDeadline() {
-        cache.remember("k", 2, refused(1_000));
-        assertThat(cache.refusal("k", 2).retryAfterMillis()).isEqualTo(1_000);
-        assertThat(cache.refusal("k", 3)).as("a larger cost cannot pass earlier").isNotNull();
-        assertThat(cache.refusal("k", 1)).as("a smaller cost may pass earlier: ask").isNull();
+        cache.remember("k", SHAPE, 2, refused(1_000));
+        assertThat(cache.refusal("k", SHAPE, 2).retryAfterMillis()).isEqualTo(1_000);
+        assertThat(cache.refusal("k", SHAPE, 3)).as("a larger cost cannot pass earlier").isNotNull();
+        assertThat(cache.refusal("k", SHAPE, 1)).as("a smaller cost may pass earlier: ask").isNull();
         advanceMillis(999);
-        assertThat(cache.refusal("k", 2).retryAfterMillis()).isEqualTo(1);
-        assertThat(cache.refusal("k", 2).resetMillis()).isEqualTo(60_000 - 999);
+        assertThat(cache.refusal("k", SHAPE, 2).retryAfterMillis()).isEqualTo(1);
+        assertThat(cache.refusal("k", SHAPE, 2).resetMillis()).isEqualTo(60_000 - 999);
         advanceMillis(1);
-        assertThat(cache.refusal("k", 2)).isNull();
+        assertThat(cache.refusal("k", SHAPE, 2)).isNull();
         assertThat(cache.size()).as("expired entries leave when looked at").isZero();
     }
 
     @Test
     void neverRemembersAdmissionsOrRequestsThatCanNeverPass() {
-        cache.remember("a", 1, RateLimitDecision.of("p", true, 3, 5, 60, 0, 1_000));
-        cache.remember("b", 1, refused(RateLimitDecision.NEVER));
+        cache.remember("a", SHAPE, 1, RateLimitDecision.of("p", true, 3, 5, 60, 0, 1_000));
+        cache.remember("b", SHAPE, 1, refused(RateLimitDecision.NEVER));
         assertThat(cache.size()).isZero();
     }
 
     @Test
     void staysWithinItsSize() {
         for (int i = 0; i < 100; i++) {
-            cache.remember("k" + i, 1, refused(60_000));
+            cache.remember("k" + i, SHAPE, 1, refused(60_000));
             assertThat(cache.size()).isLessThanOrEqualTo(10);
         }
-        assertThat(cache.refusal("k99", 1)).as("the newest refusal is kept").isNotNull();
+        assertThat(cache.refusal("k99", SHAPE, 1)).as("the newest refusal is kept").isNotNull();
     }
 
     @Test
     void expiredEntriesMakeRoomFirst() {
         for (int i = 0; i < 10; i++) {
-            cache.remember("old" + i, 1, refused(10));
+            cache.remember("old" + i, SHAPE, 1, refused(10));
         }
-        cache.remember("live", 1, refused(60_000));
+        cache.remember("live", SHAPE, 1, refused(60_000));
         advanceMillis(20);
         for (int i = 0; i < 9; i++) {
-            cache.remember("new" + i, 1, refused(60_000));
+            cache.remember("new" + i, SHAPE, 1, refused(60_000));
         }
-        assertThat(cache.refusal("live", 1)).isNotNull();
+        assertThat(cache.refusal("live", SHAPE, 1)).isNotNull();
+    }
+
+    @Test
+    void aRefusalUnderOtherLimitsSaysNothing() {
+        cache.remember("k", SHAPE, 1, refused(1_000));
+        assertThat(cache.refusal("k", "50/1m", 1)).isNull();
     }
 
     @Test
     void sizeZeroSwitchesItOff() {
         DenyCache off = new DenyCache(0, nanos::get);
-        off.remember("k", 1, refused(1_000));
-        assertThat(off.refusal("k", 1)).isNull();
+        off.remember("k", SHAPE, 1, refused(1_000));
+        assertThat(off.refusal("k", SHAPE, 1)).isNull();
         assertThat(off.size()).isZero();
     }
 }
