@@ -7,11 +7,10 @@ import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.test.RedisMasters;
 import dev.sluice.test.RedisProcess;
 import dev.sluice.test.RedisServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,33 +37,18 @@ class RedlockTest {
     @RegisterExtension
     static RedisServer applicationRedis = RedisServer.standalone();
 
-    static final List<RedisProcess> masters = new ArrayList<>();
+    @RegisterExtension
+    static RedisMasters redlockMasters = RedisMasters.of(5);
+
     static final Duration LEASE = Duration.ofSeconds(10);
+
+    private List<RedisProcess> masters;
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
-    @BeforeAll
-    static void startMasters() {
-        for (int i = 0; i < 5; i++) {
-            masters.add(RedisProcess.start());
-        }
-    }
-
-    @AfterAll
-    static void stopMasters() {
-        masters.forEach(RedisProcess::close);
-    }
-
     @BeforeEach
-    void everyMasterUpAndEmpty() {
-        for (RedisProcess m : masters) {
-            if (!m.isRunning()) {
-                m.restart();
-            }
-            try (RedisClient client = RedisClient.create(m.host(), m.port())) {
-                client.flushAll();
-            }
-        }
+    void takeTheMastersTheExtensionBroughtUpAndEmptied() {
+        masters = redlockMasters.processes();
     }
 
     @AfterEach
