@@ -15,6 +15,7 @@ import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 import javax.net.ssl.SSLParameters;
@@ -311,15 +312,27 @@ public final class RedisConnector implements AutoCloseable {
                         .poolConfig(pool)
                         .build();
             case CLUSTER:
-                // Cluster nodes only have database 0: SELECT is refused there.
-                return RedisClusterClient.builder()
-                        .nodes(addresses("sluice.redis.cluster-nodes", settings.clusterNodes()))
-                        .clientConfig(clientConfig(true, false))
-                        .poolConfig(pool)
-                        .build();
+                return cluster(pool);
             default:
                 throw new IllegalStateException("no Redis client in mode " + mode);
         }
+    }
+
+    /**
+     * Cluster nodes only have database 0: SELECT is refused there. Commands go through
+     * {@link AtMostOnceClusterExecutor}, so that no script is sent twice and a call takes at most about one
+     * {@code sluice.redis.timeout}.
+     */
+    private RedisClusterClient cluster(ConnectionPoolConfig pool) {
+        Set<HostAndPort> nodes = addresses("sluice.redis.cluster-nodes", settings.clusterNodes());
+        JedisClientConfig config = clientConfig(true, false);
+        ClusterConnectionProvider provider = new ClusterConnectionProvider(nodes, config, pool);
+        return RedisClusterClient.builder()
+                .nodes(nodes)
+                .clientConfig(config)
+                .connectionProvider(provider)
+                .commandExecutor(new AtMostOnceClusterExecutor(provider, settings.timeout()))
+                .build();
     }
 
     /**
