@@ -50,8 +50,9 @@ import java.util.Set;
  *
  * <p>{@code sluice.redis.timeout} is both the connect and the socket (command) timeout. Connections name
  * themselves {@code sluice} ({@code CLIENT SETNAME}) so that they stand out in {@code CLIENT LIST}. With
- * {@code rediss://} the JVM's default {@code SSLContext} (its default truststore) is used and the server's
- * certificate must match the host name. Sentinels are asked with the same credentials and TLS setting as the
+ * {@code sluice.redis.tls} (or {@code rediss://}) every connection, to sentinels, masters and cluster nodes alike,
+ * uses TLS with the JVM's default {@code SSLContext} (its default truststore), and each server's certificate must
+ * match the host name it is reached by. Sentinels are asked with the same credentials and TLS setting as the
  * master, unless a sentinel has no password configured, in which case they are asked without credentials (sending
  * a password to a server that has none is an error in Redis).
  *
