@@ -3,6 +3,7 @@ package dev.sluice.internal.lock;
 import dev.sluice.StoreUnavailableException;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -236,13 +237,13 @@ public final class RedlockStore implements LockStore {
         boolean test(Master master, T answer);
     }
 
-    /** The answers of one round of calls, as they arrive. Guarded by its own monitor. */
+    /** The answers of one round of calls, as they arrive. Answers and failures are guarded by its own monitor. */
     private static final class Votes<T> {
         private final List<Master> asked;
         private final YesIf<T> yesIf;
         private final Map<Integer, CompletableFuture<T>> calls = new ConcurrentHashMap<>();
-        private final Map<Integer, T> answers = new ConcurrentHashMap<>();
-        private final Map<Integer, Throwable> failures = new ConcurrentHashMap<>();
+        private final Map<Integer, T> answers = new HashMap<>();
+        private final Map<Integer, Throwable> failures = new HashMap<>();
         private boolean deadlinePassed;
 
         Votes(List<Master> asked, YesIf<T> yesIf) {
