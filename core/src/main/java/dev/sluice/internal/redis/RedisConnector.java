@@ -339,10 +339,12 @@ public final class RedisConnector implements AutoCloseable {
     /**
      * Sentinels usually protect themselves with their own password or none; the contract has a single set of
      * credentials. Ask the sentinels with them unless the first sentinel that answers accepts commands without.
+     * With TLS the first sentinel that answers is also asked to complete a handshake: Jedis reports a sentinel whose
+     * certificate is not trusted as "all sentinels down", which would hide a configuration error behind an outage.
      */
     private JedisClientConfig sentinelConfig() {
         JedisClientConfig withCredentials = clientConfig(false, false);
-        if (settings.password().isEmpty()) {
+        if (settings.password().isEmpty() && !tls()) {
             return withCredentials;
         }
         JedisClientConfig anonymous = clientConfig(false, false, false);
@@ -351,8 +353,16 @@ public final class RedisConnector implements AutoCloseable {
                 jedis.ping();
                 return withCredentials;
             } catch (JedisConnectionException unreachable) {
+                Optional<SluiceConfigException> badTls = RedisFailures.asConfigProblem(unreachable, settings,
+                        "sentinel " + sentinel);
+                if (badTls.isPresent()) {
+                    throw badTls.get();
+                }
                 continue;
             } catch (JedisException rejected) {
+                if (settings.password().isEmpty()) {
+                    return withCredentials; // nothing to leave out; the client reports what the sentinel refuses
+                }
                 try (Jedis jedis = new Jedis(sentinel, anonymous)) {
                     jedis.ping();
                     return anonymous;

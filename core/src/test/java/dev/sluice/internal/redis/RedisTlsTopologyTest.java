@@ -109,6 +109,15 @@ class RedisTlsTopologyTest {
         assertThat(verdict).isEqualTo("CONFIG sluice.redis.cluster-nodes");
     }
 
+    @Test
+    void aSentinelWhoseCertificateIsNotTrustedFailsTheDeploymentNamingTheSentinels() throws Exception {
+        String verdict = probe(false, "sluice.redis.sentinels=127.0.0.1:" + sentinelTlsPort,
+                "sluice.redis.master-name=" + MASTER_NAME, "sluice.redis.password=" + PASSWORD,
+                "sluice.redis.tls=true");
+
+        assertThat(verdict).isEqualTo("CONFIG sluice.redis.sentinels");
+    }
+
     /** Runs {@link Probe} in a child JVM and returns its verdict line. */
     private static String probe(boolean trust, String... settings) throws Exception {
         String output = certificates.runJava(trust, Probe.class, settings);
