@@ -43,15 +43,28 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
     private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(20);
 
     private final int masters;
+    private final boolean tls;
     private final List<RedisProcess> nodes = new ArrayList<>();
+    private final List<Integer> tlsPorts = new ArrayList<>();
+    private TestCertificates certificates;
 
-    private RedisCluster(int masters) {
+    private RedisCluster(int masters, boolean tls) {
         this.masters = masters;
+        this.tls = tls;
     }
 
     /** Three masters sharing the 16384 slots evenly. */
     public static RedisCluster threeMasters() {
-        return new RedisCluster(3);
+        return new RedisCluster(3, false);
+    }
+
+    /**
+     * Three masters that also serve TLS ({@link TestCertificates}) and talk to each other over TLS
+     * ({@code tls-cluster yes}), so that a TLS client learns their TLS ports from {@code CLUSTER SLOTS}. The plain
+     * ports stay open for the fixture's own administration ({@link #onNode}).
+     */
+    public static RedisCluster threeMastersOverTls() {
+        return new RedisCluster(3, true);
     }
 
     @Override
@@ -67,6 +80,7 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
     public void afterAll(ExtensionContext context) {
         nodes.forEach(RedisProcess::close);
         nodes.clear();
+        tlsPorts.clear();
     }
 
     @Override
@@ -99,6 +113,18 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
     public List<String> nodes() {
         ensureStarted();
         return nodes.stream().map(RedisProcess::address).toList();
+    }
+
+    /** The nodes' TLS addresses {@code 127.0.0.1:tlsPort} ({@link #threeMastersOverTls()} only). */
+    public List<String> tlsNodes() {
+        ensureStarted();
+        return tlsPorts.stream().map(port -> "127.0.0.1:" + port).toList();
+    }
+
+    /** The certificates the nodes serve ({@link #threeMastersOverTls()} only), to run a trusting client JVM. */
+    public TestCertificates certificates() {
+        ensureStarted();
+        return certificates;
     }
 
     /** The node processes, to stop, kill or pause one. */
@@ -177,8 +203,18 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
             for (int i = 0; i < masters; i++) {
                 int busPort = RedisProcess.freePort();
                 busPorts.add(busPort);
-                nodes.add(RedisProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                        "--cluster-port", String.valueOf(busPort), "--cluster-node-timeout", "5000"));
+                List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
+                        "nodes.conf", "--cluster-port", String.valueOf(busPort), "--cluster-node-timeout", "5000"));
+                if (tls) {
+                    if (certificates == null) {
+                        certificates = TestCertificates.create();
+                    }
+                    int tlsPort = RedisProcess.freePort();
+                    tlsPorts.add(tlsPort);
+                    args.addAll(certificates.serverArgs(tlsPort));
+                    args.addAll(List.of("--tls-cluster", "yes", "--tls-replication", "yes"));
+                }
+                nodes.add(RedisProcess.start(args));
             }
             for (int i = 0; i < masters; i++) {
                 int first = i * SLOTS / masters;
@@ -201,6 +237,7 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
         } catch (RuntimeException e) {
             nodes.forEach(RedisProcess::close);
             nodes.clear();
+            tlsPorts.clear();
             throw e;
         }
     }

@@ -17,7 +17,8 @@ import java.util.Optional;
  * @param user         ACL user, may be empty
  * @param password     password, may be empty; never logged
  * @param database     database index (standalone/Sentinel), 0 by default
- * @param tls          whether to use TLS ({@code rediss://})
+ * @param tls          whether every node is reached over TLS: sentinels, masters, cluster nodes
+ *                     ({@code sluice.redis.tls}; a {@code rediss://} URI implies it)
  * @param timeout      socket and command timeout
  * @param pool         connection pool settings
  * @param pipelining   whether rate-limit decisions asked for at the same time share one pipeline

@@ -29,9 +29,10 @@ final class RedisSettingsLoader {
     static final String POOL_MIN_IDLE = "sluice.redis.pool.min-idle";
     static final String POOL_MAX_WAIT = "sluice.redis.pool.max-wait";
     static final String PIPELINING = "sluice.redis.pipelining";
+    static final String TLS = "sluice.redis.tls";
 
     static final List<String> KEYS = List.of(URI, SENTINELS, MASTER_NAME, CLUSTER_NODES, REDLOCK_NODES, USER,
-            PASSWORD, TIMEOUT, POOL_MAX_TOTAL, POOL_MAX_IDLE, POOL_MIN_IDLE, POOL_MAX_WAIT, PIPELINING);
+            PASSWORD, TIMEOUT, POOL_MAX_TOTAL, POOL_MAX_IDLE, POOL_MIN_IDLE, POOL_MAX_WAIT, PIPELINING, TLS);
 
     /** Fewest Redlock masters that survive the loss of one. */
     static final int MIN_REDLOCK_NODES = 3;
@@ -61,7 +62,13 @@ final class RedisSettingsLoader {
                     + " but " + SENTINELS + " is not; expected both or neither");
         }
 
+        Optional<Boolean> tlsKey = source.get(TLS).map(v -> Values.bool(TLS, v.trim()));
         Optional<RedisUri> uri = uriText.map(text -> RedisUri.parse(URI, text));
+        if (uri.isPresent() && uri.get().tls() && tlsKey.equals(Optional.of(false))) {
+            throw tlsContradiction(URI, RedisUri.redact(uriText.get()));
+        }
+        boolean tls = tlsKey.orElse(uri.map(RedisUri::tls).orElse(false));
+        uri = uri.map(u -> u.withTls(tls));
         Optional<String> user = source.get(USER);
         Optional<String> password = source.get(PASSWORD);
         if (uri.isPresent() && uri.get().user().isPresent() && user.isPresent()) {
@@ -82,11 +89,11 @@ final class RedisSettingsLoader {
                 sentinels,
                 masterName,
                 clusterNodes,
-                redlockNodes(source),
+                redlockNodes(source, tlsKey),
                 user,
                 password,
                 uri.map(RedisUri::database).orElse(0),
-                uri.map(RedisUri::tls).orElse(false),
+                tls,
                 source.get(TIMEOUT).map(v -> millis(TIMEOUT, v)).orElse(RedisSettings.DEFAULT_TIMEOUT),
                 pool(source),
                 source.get(PIPELINING).map(v -> Values.bool(PIPELINING, v.trim())).orElse(true));
@@ -135,8 +142,12 @@ final class RedisSettingsLoader {
         return List.copyOf(nodes);
     }
 
-    /** Kept as written, credentials included: each master may have its own. Validated like sluice.redis.uri. */
-    private static List<String> redlockNodes(ConfigSource source) {
+    /**
+     * Kept as written, credentials included: each master may have its own. Validated like sluice.redis.uri. With
+     * {@code sluice.redis.tls=true} every master is reached over TLS, so {@code redis://} ones become
+     * {@code rediss://}; with {@code false} a {@code rediss://} master contradicts it.
+     */
+    private static List<String> redlockNodes(ConfigSource source, Optional<Boolean> tls) {
         Optional<String> value = source.get(REDLOCK_NODES);
         if (value.isEmpty()) {
             return List.of();
@@ -151,7 +162,10 @@ final class RedisSettingsLoader {
                 throw new SluiceConfigException(REDLOCK_NODES, shown, "independent masters, each host:port"
                         + " once, such as redis://a:6379,redis://b:6379,redis://c:6379");
             }
-            uris.add(item);
+            if (node.tls() && tls.equals(Optional.of(false))) {
+                throw tlsContradiction(REDLOCK_NODES, shown);
+            }
+            uris.add(tls.orElse(false) && !node.tls() ? "rediss" + item.substring(item.indexOf("://")) : item);
         }
         if (uris.size() < MIN_REDLOCK_NODES) {
             throw new SluiceConfigException(REDLOCK_NODES, REDLOCK_NODES + ": \"" + shown + "\" names "
@@ -168,6 +182,13 @@ final class RedisSettingsLoader {
                     + "\" is set together with " + a + " \"" + RedisUri.redact(source.get(a).orElseThrow())
                     + "\"; expected only one of " + URI + ", " + SENTINELS + " and " + CLUSTER_NODES);
         }
+    }
+
+    /** {@code sluice.redis.tls=false} next to a {@code rediss://} address: the operator asked for both. */
+    private static SluiceConfigException tlsContradiction(String key, String shown) {
+        return new SluiceConfigException(TLS, TLS + ": \"false\" contradicts " + key + " \"" + shown + "\", whose"
+                + " rediss:// scheme asks for TLS; expected true (or no " + TLS + ") with rediss://, or redis:// with"
+                + " false");
     }
 
     private static SluiceConfigException twice(String key) {

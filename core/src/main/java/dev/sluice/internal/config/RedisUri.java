@@ -113,6 +113,11 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
         return new String[] {host, port};
     }
 
+    /** This URI with TLS on or off ({@code sluice.redis.tls} decides over the scheme). */
+    RedisUri withTls(boolean on) {
+        return on == tls ? this : new RedisUri(on, user, password, host, port, database);
+    }
+
     /** The URI without credentials, with the port always written: {@code redis://host:6379/0}. */
     String withoutCredentials() {
         return (tls ? "rediss" : "redis") + "://" + host + ":" + port + "/" + database;

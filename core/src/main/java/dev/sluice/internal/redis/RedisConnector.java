@@ -15,6 +15,7 @@ import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 import javax.net.ssl.SSLParameters;
@@ -49,8 +50,9 @@ import java.util.Set;
  *
  * <p>{@code sluice.redis.timeout} is both the connect and the socket (command) timeout. Connections name
  * themselves {@code sluice} ({@code CLIENT SETNAME}) so that they stand out in {@code CLIENT LIST}. With
- * {@code rediss://} the JVM's default {@code SSLContext} (its default truststore) is used and the server's
- * certificate must match the host name. Sentinels are asked with the same credentials and TLS setting as the
+ * {@code sluice.redis.tls} (or {@code rediss://}) every connection, to sentinels, masters and cluster nodes alike,
+ * uses TLS with the JVM's default {@code SSLContext} (its default truststore), and each server's certificate must
+ * match the host name it is reached by. Sentinels are asked with the same credentials and TLS setting as the
  * master, unless a sentinel has no password configured, in which case they are asked without credentials (sending
  * a password to a server that has none is an error in Redis).
  *
@@ -311,24 +313,38 @@ public final class RedisConnector implements AutoCloseable {
                         .poolConfig(pool)
                         .build();
             case CLUSTER:
-                // Cluster nodes only have database 0: SELECT is refused there.
-                return RedisClusterClient.builder()
-                        .nodes(addresses("sluice.redis.cluster-nodes", settings.clusterNodes()))
-                        .clientConfig(clientConfig(true, false))
-                        .poolConfig(pool)
-                        .build();
+                return cluster(pool);
             default:
                 throw new IllegalStateException("no Redis client in mode " + mode);
         }
     }
 
     /**
+     * Cluster nodes only have database 0: SELECT is refused there. Commands go through
+     * {@link AtMostOnceClusterExecutor}, so that no script is sent twice and a call takes at most about one
+     * {@code sluice.redis.timeout}.
+     */
+    private RedisClusterClient cluster(ConnectionPoolConfig pool) {
+        Set<HostAndPort> nodes = addresses("sluice.redis.cluster-nodes", settings.clusterNodes());
+        JedisClientConfig config = clientConfig(true, false);
+        ClusterConnectionProvider provider = new ClusterConnectionProvider(nodes, config, pool);
+        return RedisClusterClient.builder()
+                .nodes(nodes)
+                .clientConfig(config)
+                .connectionProvider(provider)
+                .commandExecutor(new AtMostOnceClusterExecutor(provider, settings.timeout()))
+                .build();
+    }
+
+    /**
      * Sentinels usually protect themselves with their own password or none; the contract has a single set of
      * credentials. Ask the sentinels with them unless the first sentinel that answers accepts commands without.
+     * With TLS the first sentinel that answers is also asked to complete a handshake: Jedis reports a sentinel whose
+     * certificate is not trusted as "all sentinels down", which would hide a configuration error behind an outage.
      */
     private JedisClientConfig sentinelConfig() {
         JedisClientConfig withCredentials = clientConfig(false, false);
-        if (settings.password().isEmpty()) {
+        if (settings.password().isEmpty() && !tls()) {
             return withCredentials;
         }
         JedisClientConfig anonymous = clientConfig(false, false, false);
@@ -337,8 +353,16 @@ public final class RedisConnector implements AutoCloseable {
                 jedis.ping();
                 return withCredentials;
             } catch (JedisConnectionException unreachable) {
+                Optional<SluiceConfigException> badTls = RedisFailures.asConfigProblem(unreachable, settings,
+                        "sentinel " + sentinel);
+                if (badTls.isPresent()) {
+                    throw badTls.get();
+                }
                 continue;
             } catch (JedisException rejected) {
+                if (settings.password().isEmpty()) {
+                    return withCredentials; // nothing to leave out; the client reports what the sentinel refuses
+                }
                 try (Jedis jedis = new Jedis(sentinel, anonymous)) {
                     jedis.ping();
                     return anonymous;

@@ -29,7 +29,9 @@ import java.util.function.Supplier;
  * crosses the network only when Redis lacks it. When Redis answers {@code NOSCRIPT} (it restarted, failed over, or
  * someone ran {@code SCRIPT FLUSH}) the script is loaded with {@code SCRIPT LOAD} and the {@code EVALSHA} retried
  * once; the caller does not notice. In Cluster mode the script is loaded on the node that owns the first key,
- * which is where the retried call goes.
+ * which is where the retried call goes. A call whose reply is lost is never sent again, in any mode: in Cluster
+ * the connector's {@link AtMostOnceClusterExecutor} follows only redirections and connection failures that happen
+ * before the command was written.
  *
  * <p>Every script takes at least one key: Cluster routes by it, and all Sluice scripts work on keys.
  *

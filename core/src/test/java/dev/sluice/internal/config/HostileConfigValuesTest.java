@@ -68,6 +68,8 @@ class HostileConfigValuesTest {
             new Row("sluice.redis.pool.min-idle", Map.of(), List.of("-1", "x", "65")),
             new Row("sluice.redis.pool.max-wait", Map.of(), List.of("0", "-5ms", "forever", "25d", "1h1")),
             new Row("sluice.redis.pipelining", Map.of(), List.of("on", "yes", "1", "off", "batch")),
+            new Row("sluice.redis.tls", Map.of("sluice.redis.uri", "rediss://h:6380"), List.of("false", "FALSE",
+                    "on", "yes", "1", "off")),
             new Row("sluice.key-prefix", Map.of(), List.of("app:v1", "{app}", "a b", "x".repeat(33), "caf\u00e9",
                     "a*", "a\u0000b")),
             new Row("sluice.on-redis-failure", Map.of(), List.of("open", "closed", "1", "allow,deny", "fail")),

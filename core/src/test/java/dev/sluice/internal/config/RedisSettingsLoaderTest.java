@@ -230,4 +230,51 @@ class RedisSettingsLoaderTest {
     void rejectsNegativePoolMaxWait() {
         rejects(Map.of("sluice.redis.pool.max-wait", "-5s"), "sluice.redis.pool.max-wait", "\"-5s\"");
     }
+    @Test
+    void tlsIsOffByDefaultAndOnWithRedissOrTheKey() {
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://h:6379")).tls()).isFalse();
+        assertThat(redis(Map.of("sluice.redis.uri", "rediss://h:6379")).tls()).isTrue();
+        assertThat(redis(Map.of("sluice.redis.uri", "rediss://h:6379", "sluice.redis.tls", "true")).tls()).isTrue();
+        RedisSettings forced = redis(Map.of("sluice.redis.uri", "redis://h:6379", "sluice.redis.tls", "TRUE"));
+        assertThat(forced.tls()).isTrue();
+        assertThat(forced.uri()).contains("rediss://h:6379/0");
+    }
+
+    @Test
+    void tlsCoversSentinelsAndClusterNodes() {
+        assertThat(redis(Map.of("sluice.redis.sentinels", "s1:26379,s2:26379", "sluice.redis.master-name", "m",
+                "sluice.redis.tls", "true")).tls()).isTrue();
+        assertThat(redis(Map.of("sluice.redis.cluster-nodes", "n1:7000", "sluice.redis.tls", "true")).tls()).isTrue();
+        assertThat(redis(Map.of("sluice.redis.cluster-nodes", "n1:7000")).tls()).isFalse();
+    }
+
+    @Test
+    void tlsTurnsEveryRedlockMasterToTlsAndKeepsTheirCredentials() {
+        RedisSettings r = redis(Map.of("sluice.redis.redlock-nodes", "redis://a:6379,redis://:p%40w@b:6379,rediss://c:6380",
+                "sluice.redis.tls", "true"));
+        assertThat(r.redlockNodes()).containsExactly("rediss://a:6379", "rediss://:p%40w@b:6379", "rediss://c:6380");
+        assertThat(redis(Map.of("sluice.redis.redlock-nodes", "redis://a:6379,redis://b:6379,rediss://c:6380"))
+                .redlockNodes()).containsExactly("redis://a:6379", "redis://b:6379", "rediss://c:6380");
+    }
+
+    @Test
+    void tlsFalseWithARedissUriFailsNamingTheKeyTheValueAndTheForm() {
+        String message = rejects(Map.of("sluice.redis.uri", "rediss://:secret@h:6380", "sluice.redis.tls", "false"),
+                "sluice.redis.tls", "\"false\"");
+        assertThat(message).contains("rediss://****@h:6380").contains("expected true").doesNotContain("secret");
+    }
+
+    @Test
+    void tlsFalseWithARedissRedlockMasterFails() {
+        String message = rejects(Map.of("sluice.redis.redlock-nodes", "redis://a:1,redis://b:2,rediss://c:3",
+                "sluice.redis.tls", "false"), "sluice.redis.tls", "\"false\"");
+        assertThat(message).contains("sluice.redis.redlock-nodes");
+    }
+
+    @Test
+    void tlsAcceptsOnlyTrueOrFalse() {
+        String message = rejects(Map.of("sluice.redis.uri", "redis://h:6379", "sluice.redis.tls", "yes"),
+                "sluice.redis.tls", "\"yes\"");
+        assertThat(message).contains("true or false");
+    }
 }

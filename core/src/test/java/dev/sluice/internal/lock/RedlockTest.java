@@ -7,11 +7,10 @@ import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.test.RedisMasters;
 import dev.sluice.test.RedisProcess;
 import dev.sluice.test.RedisServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +23,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,33 +45,18 @@ class RedlockTest {
     @RegisterExtension
     static RedisServer applicationRedis = RedisServer.standalone();
 
-    static final List<RedisProcess> masters = new ArrayList<>();
+    @RegisterExtension
+    static RedisMasters redlockMasters = RedisMasters.of(5);
+
     static final Duration LEASE = Duration.ofSeconds(10);
+
+    private List<RedisProcess> masters;
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
 
-    @BeforeAll
-    static void startMasters() {
-        for (int i = 0; i < 5; i++) {
-            masters.add(RedisProcess.start());
-        }
-    }
-
-    @AfterAll
-    static void stopMasters() {
-        masters.forEach(RedisProcess::close);
-    }
-
     @BeforeEach
-    void everyMasterUpAndEmpty() {
-        for (RedisProcess m : masters) {
-            if (!m.isRunning()) {
-                m.restart();
-            }
-            try (RedisClient client = RedisClient.create(m.host(), m.port())) {
-                client.flushAll();
-            }
-        }
+    void takeTheMastersTheExtensionBroughtUpAndEmptied() {
+        masters = redlockMasters.processes();
     }
 
     @AfterEach
@@ -75,9 +67,13 @@ class RedlockTest {
     }
 
     private LockService service(List<RedisProcess> over) {
+        return service(over, Duration.ofMillis(300));
+    }
+
+    private LockService service(List<RedisProcess> over, Duration timeout) {
         SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(Map.of(
                 "sluice.redis.uri", applicationRedis.uri(),
-                "sluice.redis.timeout", "300ms",
+                "sluice.redis.timeout", timeout.toMillis() + "ms",
                 "sluice.redis.redlock-nodes", over.stream().map(RedisProcess::uri).collect(Collectors.joining(",")))));
         RedisConnector connector = RedisConnector.connect(applicationRedis.settings());
         LockService service = LockServices.redis(connector, config, Watchdog.ownScheduler());
@@ -123,6 +119,131 @@ class RedlockTest {
                             .hasMessageContaining("3 of 5 Redlock masters are unreachable");
                     assertThat(e.waited()).isLessThan(Duration.ofSeconds(5));
                 });
+    }
+
+    /**
+     * A hung master (SIGSTOP: its socket accepts, nothing answers) must cost nothing while a majority answers:
+     * the attempt returns with the majority's answer instead of waiting out the hung master's timeout. The
+     * timeout is long (10 s) so that waiting for it, even once, cannot pass for a quick answer.
+     */
+    @Test
+    void oneHungMasterOfThreeDoesNotSlowAnAcquisition() {
+        List<RedisProcess> three = redlockMasters.first(3);
+        Duration timeout = Duration.ofSeconds(10);
+        LockService service = service(three, timeout);
+        LockService other = service(three, timeout);
+        three.get(1).pause();
+
+        long started = System.nanoTime();
+        Optional<LockHandle> held = service.lock("hung").tryAcquire(LEASE);
+        Duration took = since(started);
+        started = System.nanoTime();
+        Optional<LockHandle> meanwhile = other.lock("hung").tryAcquire(LEASE);
+        Duration refusal = since(started);
+        started = System.nanoTime();
+        boolean extended = held.map(h -> h.extend(LEASE.multipliedBy(2))).orElse(false);
+        Duration extension = since(started);
+        started = System.nanoTime();
+        held.ifPresent(LockHandle::close);
+        Duration release = since(started);
+        System.out.println("Redlock, 3 masters, 1 paused, timeout " + timeout.toMillis() + " ms: acquire "
+                + took.toMillis() + " ms, refused attempt " + refusal.toMillis() + " ms, extend "
+                + extension.toMillis() + " ms, release " + release.toMillis() + " ms");
+
+        assertThat(held).as("granted by the two masters that answer").isPresent();
+        assertThat(meanwhile).as("exclusion holds with a master hung").isEmpty();
+        assertThat(extended).as("renewed by the two masters that answer").isTrue();
+        assertThat(other.lock("hung").tryAcquire(LEASE)).as("released on the two masters that answer").isPresent();
+        assertThat(List.of(took, refusal, extension, release)).as("answered by the majority, not after the hung "
+                + "master's timeout").allSatisfy(d -> assertThat(d).isLessThan(timeout.dividedBy(2)));
+    }
+
+    private static Duration since(long startedNanos) {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
+    }
+
+    /**
+     * Eight callers on eight keys at once, one master of three hung: each has a healthy majority, so each gets its
+     * lock, and none waits for the hung master; calls still pending on it must not hold up the others' calls.
+     */
+    @Test
+    void eightConcurrentCallersAllAcquireWithOneHungMasterOfThree() throws Exception {
+        List<RedisProcess> three = redlockMasters.first(3);
+        Duration timeout = Duration.ofSeconds(2);
+        LockService service = service(three, timeout);
+        LockService rival = service(three, timeout);
+        three.get(2).pause();
+        int callers = 8;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        CyclicBarrier start = new CyclicBarrier(callers);
+        Queue<Long> latencies = new ConcurrentLinkedQueue<>();
+        try {
+            List<Future<String>> results = new ArrayList<>();
+            for (int i = 0; i < callers; i++) {
+                String name = "key-" + i;
+                results.add(pool.submit(() -> {
+                    start.await();
+                    long started = System.nanoTime();
+                    try (LockHandle h = service.lock(name).acquire(LEASE, Duration.ofSeconds(1))) {
+                        latencies.add(since(started).toMillis());
+                        // Exclusion, while this caller holds: the rival is refused.
+                        return rival.lock(name).tryAcquire(LEASE).isPresent() ? "overlap" : "held";
+                    } catch (RuntimeException e) {
+                        return e.toString();
+                    }
+                }));
+            }
+            List<String> outcomes = new ArrayList<>();
+            for (Future<String> result : results) {
+                outcomes.add(result.get(1, TimeUnit.MINUTES));
+            }
+            System.out.println("Redlock, 3 masters, 1 paused, timeout " + timeout.toMillis() + " ms, " + callers
+                    + " concurrent callers: acquire latencies " + latencies + " ms");
+            assertThat(outcomes).containsOnly("held");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The drift allowance is taken off the lease, never added: a lease no longer than the allowance (1 ms against
+     * 2 ms) gives no validity at all, so no majority can grant it.
+     */
+    @Test
+    void aLeaseShorterThanTheDriftAllowanceIsNeverGranted() {
+        ReleaseSignals signals = new ReleaseSignals();
+        List<LockStore> stores = List.of(new InProcessLockStore(signals), new InProcessLockStore(signals),
+                new InProcessLockStore(signals));
+        RedlockStore.FenceWriter noFence = (key, token) -> { };
+        try (RedlockStore redlock = new RedlockStore(stores, List.of(noFence, noFence, noFence), 1000)) {
+            assertThat(redlock.validityMillis(10_000)).isEqualTo(10_000 - 100 - 2);
+            assertThat(redlock.tryLock("k", "owner", 1).acquired()).isFalse();
+            assertThat(redlock.tryLock("k", "owner", 10_000).acquired()).isTrue();
+        }
+    }
+
+    /**
+     * Writing the fencing token back is part of the attempt: when it takes the lock past its validity, the lock is
+     * not held, and is undone everywhere. The write-back here is slowed past a 200 ms lease on purpose.
+     */
+    @Test
+    void aGrantWhoseFenceWriteOutlastsTheValidityIsRefusedAndUndone() {
+        ReleaseSignals signals = new ReleaseSignals();
+        List<LockStore> stores = List.of(new InProcessLockStore(signals), new InProcessLockStore(signals),
+                new InProcessLockStore(signals));
+        RedlockStore.FenceWriter slow = (key, token) -> {
+            try {
+                Thread.sleep(300); // the scenario: a write-back slower than the lease
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (RedlockStore redlock = new RedlockStore(stores, List.of(slow, slow, slow), 5_000)) {
+            assertThat(redlock.tryLock("k", "late", 200).acquired()).isFalse();
+            for (LockStore store : stores) {
+                assertThat(store.tryLock("k", "next", 10_000).acquired()).as("undone on %s", store).isTrue();
+            }
+        }
     }
 
     /** Bit i of {@code heldElsewhere} set: master i already holds the lock for another owner. */

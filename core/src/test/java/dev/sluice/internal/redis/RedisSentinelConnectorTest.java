@@ -52,6 +52,8 @@ class RedisSentinelConnectorTest {
             }
         }
         master = null;
+        openSentinel = null;
+        guardedSentinel = null;
     }
 
     @Test
