@@ -84,12 +84,20 @@ final class RedisSettingsLoader {
             password = uri.get().password();
         }
 
+        List<String> redlock = redlockNodes(source, tlsKey);
+        if (!redlock.isEmpty() && uriText.isEmpty() && sentinels.isEmpty() && clusterNodes.isEmpty()) {
+            throw new SluiceConfigException(REDLOCK_NODES, REDLOCK_NODES + ": \"" + RedisUri.redact(
+                    source.get(REDLOCK_NODES).orElseThrow()) + "\" is set but no Redis is (" + URI + ", " + SENTINELS
+                    + " or " + CLUSTER_NODES + "), so rate limits and semaphores would stay in this JVM; expected one"
+                    + " of those beside it");
+        }
+
         return new RedisSettings(
                 uri.map(RedisUri::withoutCredentials),
                 sentinels,
                 masterName,
                 clusterNodes,
-                redlockNodes(source, tlsKey),
+                redlock,
                 user,
                 password,
                 uri.map(RedisUri::database).orElse(0),

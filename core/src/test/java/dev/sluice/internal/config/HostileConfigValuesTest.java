@@ -150,6 +150,7 @@ class HostileConfigValuesTest {
                 Map.of("sluice.redis.redlock-nodes", "redis://:" + SECRET + "@a:1,redis://:" + SECRET + "@a:1,"
                         + "redis://c:3"),
                 Map.of("sluice.redis.redlock-nodes", "redis://:" + SECRET + "@a:0,redis://b:2,redis://c:3"),
+                Map.of("sluice.redis.redlock-nodes", "redis://:" + SECRET + "@a:1,redis://b:2,redis://c:3"),
                 Map.of("sluice.redis.pasword", SECRET),
                 Map.of("sluice.redis.password", SECRET, "sluice.redis.timeout", "never"));
         for (Map<String, String> values : broken) {

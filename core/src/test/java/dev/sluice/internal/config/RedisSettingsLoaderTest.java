@@ -80,10 +80,17 @@ class RedisSettingsLoaderTest {
 
     @Test
     void readsRedlockNodesWithTheirOwnCredentials() {
-        RedisSettings r = redis(Map.of("sluice.redis.redlock-nodes",
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://app:6379", "sluice.redis.redlock-nodes",
                 "redis://a:6379,redis://:pw@b:6379,rediss://c:6380/1"));
         assertThat(r.redlockNodes()).containsExactly("redis://a:6379", "redis://:pw@b:6379", "rediss://c:6380/1");
         assertThat(r.toString()).doesNotContain("pw@");
+    }
+
+    @Test
+    void redlockNodesWithoutARedisForEverythingElseFailTheDeployment() {
+        String message = rejects(Map.of("sluice.redis.redlock-nodes",
+                "redis://a:6379,redis://:pw@b:6379,redis://c:6379"), "sluice.redis.redlock-nodes", "redis://a:6379");
+        assertThat(message).contains("sluice.redis.uri").doesNotContain("pw@");
     }
 
     @Test
