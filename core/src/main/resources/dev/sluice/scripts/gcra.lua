@@ -34,31 +34,66 @@ local function clock()
 end
 local now = clock()
 
--- floor(a / b) for integers below 2^53, b > 0: a division alone may round up to the next integer.
+-- The common case, one policy of one bandwidth whose interval is whole microseconds (units_per_us = 1): the
+-- general code below without its tables and helpers, same reply.
+if ARGV[1] == '1' and ARGV[3] == '1' and ARGV[5] == '1' then
+  local cost, interval, capacity = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[6])
+  local span = capacity * interval
+  local value = redis.call('MGET', KEYS[1])[1]
+  local tat = value and (tonumber(value) or tonumber((string.match(value, '^(%d+):%d+$'))))
+  local ahead, clamped = 0, false
+  if tat and tat % 1 == 0 and tat > now then
+    ahead = tat - now
+    if ahead > span then ahead, clamped = span, true end
+  end
+  local moved = ahead + cost * interval
+  local ok, wait = true, 0
+  if cost > capacity then
+    ok, wait = false, -1
+  elseif moved > span then
+    ok, wait = false, moved - span
+  else
+    ahead = moved
+  end
+  if ok or clamped then
+    redis.call('SET', KEYS[1], string.format('%.0f', now + ahead), 'PX', math.ceil(ahead / 1000))
+  end
+  if ok then wait = math.max(0, ahead + interval - span) end
+  local left = math.floor((span - ahead) / interval)
+  if left * interval > span - ahead then left = left - 1 end
+  return { ok and 1 or 0, left, 0, wait, ahead }
+end
+
+-- floor(a / b) for integers below 2^53, b > 0: the division alone may round up to the next integer.
 local function floor_div(a, b)
   local q = math.floor(a / b)
-  local r = a - q * b
-  if r < 0 then return q - 1 elseif r >= b then return q + 1 end
+  if q * b > a then return q - 1 end
   return q
 end
 
+-- ceil(a / b) likewise: the division alone may round down to the integer below.
 local function ceil_div(a, b)
-  local q = floor_div(a, b)
+  local q = math.ceil(a / b)
   if q * b < a then return q + 1 end
   return q
 end
 
 -- How far the stored TAT is ahead of now, in units: 0 for an absent or past bucket and for a value this script
--- did not write. More than a full bucket ahead (the clock stepped back, or the limit shrank) counts as exactly
--- full, not emptier, and the second result asks for that to be stored.
+-- did not write (text, fractions, nan). More than a full bucket ahead (the clock stepped back, or the limit
+-- shrank) counts as exactly full, not emptier, and the second result asks for that to be stored.
 local function ahead_of(value, units, span)
   if not value then return 0, false end
-  local micros, rem = string.match(value, '^(%d+):?(%d*)$')
-  if not micros then return 0, false end
-  micros = tonumber(micros) - now
+  local micros, rem = tonumber(value), 0
+  if not micros then
+    micros, rem = string.match(value, '^(%d+):(%d+)$')
+    micros, rem = tonumber(micros), tonumber(rem)
+    if not micros then return 0, false end
+  end
+  if micros % 1 ~= 0 then return 0, false end
+  micros = micros - now
   if micros < 0 then return 0, false end
   if micros > floor_div(span, units) + 1 then return span, true end
-  local ahead = micros * units + math.min(tonumber(rem) or 0, units - 1)
+  local ahead = micros * units + math.min(rem, units - 1)
   if ahead > span then return span, true end
   return ahead, false
 end
@@ -69,26 +104,7 @@ local function store(key, ahead, units)
   local rem = ahead - micros * units
   local value = string.format('%.0f', now + micros)
   if rem > 0 then value = value .. ':' .. string.format('%.0f', rem) end
-  redis.call('SET', key, value, 'PX', ceil_div(ceil_div(ahead, units), 1000))
-end
-
--- The common case, one policy of one bandwidth: the general code below without its tables, same reply.
-if ARGV[1] == '1' and ARGV[3] == '1' then
-  local cost, interval, units, capacity = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-  local span = capacity * interval
-  local ahead, clamped = ahead_of(redis.call('MGET', KEYS[1])[1], units, span)
-  local moved = ahead + cost * interval
-  local ok, wait = true, 0
-  if cost > capacity then
-    ok, wait = false, -1
-  elseif moved > span then
-    ok, wait = false, ceil_div(moved - span, units)
-  else
-    ahead = moved
-  end
-  if ok or clamped then store(KEYS[1], ahead, units) end
-  if ok then wait = ceil_div(math.max(0, ahead + interval - span), units) end
-  return { ok and 1 or 0, floor_div(span - ahead, interval), 0, wait, ceil_div(ahead, units) }
+  redis.call('SET', key, value, 'PX', math.ceil(ceil_div(ahead, units) / 1000))
 end
 
 local values = redis.call('MGET', unpack(KEYS))

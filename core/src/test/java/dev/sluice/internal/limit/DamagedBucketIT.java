@@ -54,12 +54,14 @@ class DamagedBucketIT {
             case "zset" -> redis.zadd(key, 1, "a");
             case "word" -> redis.set(key, "full");
             case "half-number" -> redis.set(key, "12ab");
+            case "nan" -> redis.set(key, "nan");
+            case "fraction" -> redis.set(key, "1795000000000000.5");
             default -> throw new IllegalArgumentException(kind);
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"hash", "list", "set", "zset", "word", "half-number"})
+    @ValueSource(strings = {"hash", "list", "set", "zset", "word", "half-number", "nan", "fraction"})
     void aBucketOfOneBandwidthHoldingSomethingElseIsFullAndOverwritten(String kind) {
         PolicyConfig login = policy("login", 3, HOUR);
         String key = engine.bucketKey("login", "10.0.0.1");
@@ -70,6 +72,37 @@ class DamagedBucketIT {
         assertThat(first.remaining()).isEqualTo(2);
         assertThat(REDIS.admin().type(key)).isEqualTo("string");
         assertThat(engine.decide(login, "10.0.0.1", 1).remaining()).isEqualTo(1);
+    }
+
+    /** 7/1h: a token every 514,285,714 2/7 µs, decided by the script's general path. */
+    @ParameterizedTest
+    @ValueSource(strings = {"hash", "word", "nan"})
+    void aBucketWhoseIntervalIsNotWholeMicrosecondsHoldingSomethingElseIsFullAndOverwritten(String kind) {
+        PolicyConfig login = policy("login", 7, HOUR);
+        String key = engine.bucketKey("login", "10.0.0.1");
+        damage(REDIS.admin(), key, kind);
+
+        assertThat(engine.decide(login, "10.0.0.1", 1).remaining()).isEqualTo(6);
+        assertThat(REDIS.admin().get(key)).matches("\\d{16}:2");
+        assertThat(engine.decide(login, "10.0.0.1", 1).remaining()).isEqualTo(5);
+    }
+
+    /**
+     * A TAT further ahead than a full bucket (the Redis clock stepped back, or the limit was lowered) counts as an
+     * empty bucket, not an emptier one, and is stored as such even when the request is refused, so that the
+     * client waits at most one refill.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {5, 7})
+    void aBucketFurtherAheadThanAFullBucketCountsAsEmpty(long tokens) {
+        PolicyConfig login = policy("login", tokens, HOUR);
+        String key = engine.bucketKey("login", "10.0.0.1");
+        REDIS.admin().set(key, "99999999999999999");
+
+        RateLimitDecision denied = engine.decide(login, "10.0.0.1", 1);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.retryAfterMillis()).isBetween(3_600_000 / tokens - 5_000, 3_600_000 / tokens + 1);
+        assertThat(REDIS.admin().pttl(key)).isBetween(3_600_000L - 5_000, 3_600_000L);
     }
 
     @ParameterizedTest
