@@ -29,8 +29,10 @@ final class RawEvalshaClient implements RateLimitClient {
         for (int i = 0; i < keyNames.length; i++) {
             keys[i] = List.of("sluice:rl:{" + SluiceRateLimitClient.POLICY + ":" + keyNames[i] + "}");
         }
-        long interval = (period.toNanos() / 1000 + tokens - 1) / tokens;
-        args = List.of("1", "1", "1", String.valueOf(interval), String.valueOf(tokens));
+        // gcra.lua's ARGV for one policy of one bandwidth: cost, count, interval in the bucket's units, units per µs.
+        var bandwidth = new dev.sluice.internal.config.Bandwidth(tokens, period, tokens);
+        args = List.of("1", "1", "1", String.valueOf(bandwidth.intervalUnits()),
+                String.valueOf(bandwidth.unitsPerMicro()), String.valueOf(tokens));
     }
 
     @Override

@@ -32,8 +32,11 @@ final class RedisBenchmarkRunner {
         // per-request random number below -r.
         String key = hot ? "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-0}"
                 : "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-__rand_int__}";
-        long interval = BenchEnv.RATE_PERIOD.toNanos() / 1000 / BenchEnv.RATE_TOKENS;
-        List<String> command = List.of("EVALSHA", sha, "1", key, "1", "1", "1", String.valueOf(interval),
+        // gcra.lua's ARGV for one policy of one bandwidth: cost, count, interval in the bucket's units, units per µs.
+        var bandwidth = new dev.sluice.internal.config.Bandwidth(BenchEnv.RATE_TOKENS, BenchEnv.RATE_PERIOD,
+                BenchEnv.RATE_TOKENS);
+        List<String> command = List.of("EVALSHA", sha, "1", key, "1", "1", "1",
+                String.valueOf(bandwidth.intervalUnits()), String.valueOf(bandwidth.unitsPerMicro()),
                 String.valueOf(BenchEnv.RATE_TOKENS));
 
         double rps = 50_000;

@@ -1,44 +1,113 @@
 -- gcra.lua: decide one or more rate-limit policies atomically, on the Redis clock.
 --
--- Each bandwidth is a GCRA bucket stored as one string: its theoretical arrival time (TAT), an integer
--- count of microseconds on the Redis clock at which the bucket is full again. The key expires at that
--- moment, so an idle bucket costs nothing. A request of cost c moves the TAT by c * interval; it conforms
--- when the moved TAT is at most capacity * interval ahead of now. All numbers stay integers below 2^53,
--- so Lua's doubles are exact; replies are integers, so Redis does not truncate them.
---
--- The request is admitted only if every bandwidth of every policy admits it; then all are charged,
+-- Each bandwidth is a GCRA bucket whose state is its theoretical arrival time (TAT): the instant on the Redis
+-- clock at which it is full again. The key expires at that instant, so an idle bucket costs nothing. A request
+-- of cost c moves the TAT by c * interval; it conforms when the moved TAT is at most capacity * interval ahead
+-- of now. The request is admitted only if every bandwidth of every policy admits it; then all are charged,
 -- otherwise none is (a denied request does not eat another policy's quota).
 --
+-- Exact at every rate: interval = period / tokens is a fraction of a microsecond in general. Each bandwidth
+-- comes with it as interval_units / units_per_us in lowest terms, and the script counts that bucket's durations
+-- (how far its TAT is ahead of now) in its own unit, 1/units_per_us µs, in which the interval is whole. The
+-- configuration keeps capacity * interval_units + units_per_us within 2^52, so every number here is an integer
+-- that Lua's doubles hold exactly (sums of two included). Absolute times stay whole microseconds (TIME).
+--
+-- Stored value: the TAT in whole microseconds, then ':' and the remainder in units when it is not 0
+-- ("1795000000123456" or "1795000000123456:4567"). Without a remainder (always when the interval is a whole
+-- number of microseconds) Redis keeps the value as an integer, its smallest encoding. Anything else under the
+-- key (another type, another tool's text) counts as an absent bucket, read with MGET, which answers nil for a
+-- key of another type instead of failing; the next charge overwrites it.
+--
 -- KEYS: one key per bandwidth, policy after policy.
--- ARGV: policy_count, then per policy: cost, bandwidth_count, then per bandwidth: interval_us, capacity.
--- Reply: per policy five integers: allowed (1/0), remaining, tightest bandwidth index (0-based),
---        wait_us (denied: until this request could be admitted, -1 = never; admitted: until one more
---        token), reset_us (until the tightest bucket is full again).
+-- ARGV: policy_count, then per policy: cost, bandwidth_count, then per bandwidth:
+--       interval_units, units_per_us, capacity.
+-- Reply (read by BucketOutcome.fromReply): per policy five integers, in this order:
+--   allowed    1 or 0
+--   remaining  tokens left in the tightest bandwidth, the one with the fewest
+--   tightest   that bandwidth's index, 0-based
+--   wait_us    denied: until this request could be admitted, -1 = never; admitted: until one more token is
+--              available in every bandwidth (the latest of them); rounded up
+--   reset_us   until the tightest bucket is full again, rounded up
 local function clock()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local now = clock()
 
--- The common case, one policy of one bandwidth: the general code below without its tables, same reply.
-if ARGV[1] == '1' and ARGV[3] == '1' then
-  local cost, interval, capacity = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5])
-  local tat = tonumber(redis.call('GET', KEYS[1])) or now
-  if tat < now then tat = now end
-  local span, new_tat = capacity * interval, tat + cost * interval
-  local ok, wait, state = true, 0, tat
+-- The common case, one policy of one bandwidth whose interval is whole microseconds (units_per_us = 1): the
+-- general code below without its tables and helpers, same reply.
+if ARGV[1] == '1' and ARGV[3] == '1' and ARGV[5] == '1' then
+  local cost, interval, capacity = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[6])
+  local span = capacity * interval
+  local value = redis.call('MGET', KEYS[1])[1]
+  local tat = value and (tonumber(value) or tonumber((string.match(value, '^(%d+):%d+$'))))
+  local ahead, clamped = 0, false
+  if tat and tat % 1 == 0 and tat > now then
+    ahead = tat - now
+    if ahead > span then ahead, clamped = span, true end
+  end
+  local moved = ahead + cost * interval
+  local ok, wait = true, 0
   if cost > capacity then
     ok, wait = false, -1
-  elseif new_tat - now > span then
-    ok, wait = false, new_tat - span - now
+  elseif moved > span then
+    ok, wait = false, moved - span
   else
-    state = new_tat
-    redis.call('SET', KEYS[1], string.format('%.0f', state), 'PX', math.ceil((state - now) / 1000))
-    wait = math.max(0, state + interval - span - now)
+    ahead = moved
   end
-  return { ok and 1 or 0, math.floor((span - (state - now)) / interval), 0, wait, state - now }
+  if ok or clamped then
+    redis.call('SET', KEYS[1], string.format('%.0f', now + ahead), 'PX', math.ceil(ahead / 1000))
+  end
+  if ok then wait = math.max(0, ahead + interval - span) end
+  local left = math.floor((span - ahead) / interval)
+  if left * interval > span - ahead then left = left - 1 end
+  return { ok and 1 or 0, left, 0, wait, ahead }
 end
 
+-- floor(a / b) for integers below 2^53, b > 0: the division alone may round up to the next integer.
+local function floor_div(a, b)
+  local q = math.floor(a / b)
+  if q * b > a then return q - 1 end
+  return q
+end
+
+-- ceil(a / b) likewise: the division alone may round down to the integer below.
+local function ceil_div(a, b)
+  local q = math.ceil(a / b)
+  if q * b < a then return q + 1 end
+  return q
+end
+
+-- How far the stored TAT is ahead of now, in units: 0 for an absent or past bucket and for a value this script
+-- did not write (text, fractions, nan). More than a full bucket ahead (the clock stepped back, or the limit
+-- shrank) counts as exactly full, not emptier, and the second result asks for that to be stored.
+local function ahead_of(value, units, span)
+  if not value then return 0, false end
+  local micros, rem = tonumber(value), 0
+  if not micros then
+    micros, rem = string.match(value, '^(%d+):(%d+)$')
+    micros, rem = tonumber(micros), tonumber(rem)
+    if not micros then return 0, false end
+  end
+  if micros % 1 ~= 0 then return 0, false end
+  micros = micros - now
+  if micros < 0 then return 0, false end
+  if micros > floor_div(span, units) + 1 then return span, true end
+  local ahead = micros * units + math.min(rem, units - 1)
+  if ahead > span then return span, true end
+  return ahead, false
+end
+
+-- Stores a TAT that is ahead > 0 units ahead of now, expiring when the bucket is full again.
+local function store(key, ahead, units)
+  local micros = floor_div(ahead, units)
+  local rem = ahead - micros * units
+  local value = string.format('%.0f', now + micros)
+  if rem > 0 then value = value .. ':' .. string.format('%.0f', rem) end
+  redis.call('SET', key, value, 'PX', math.ceil(ceil_div(ahead, units) / 1000))
+end
+
+local values = redis.call('MGET', unpack(KEYS))
 local policies, all_ok = {}, true
 local arg, k = 2, 1
 for p = 1, tonumber(ARGV[1]) do
@@ -46,17 +115,16 @@ for p = 1, tonumber(ARGV[1]) do
   local n = tonumber(ARGV[arg + 1])
   arg = arg + 2
   for b = 1, n do
-    local bucket = { key = KEYS[k], interval = tonumber(ARGV[arg]), capacity = tonumber(ARGV[arg + 1]) }
-    arg, k = arg + 2, k + 1
-    local tat = tonumber(redis.call('GET', bucket.key)) or now
-    if tat < now then tat = now end
-    bucket.span = bucket.capacity * bucket.interval
-    bucket.tat, bucket.new_tat = tat, tat + pol.cost * bucket.interval
-    if pol.cost > bucket.capacity then
+    local interval, units, capacity = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+    local bucket = { key = KEYS[k], interval = interval, units = units, span = capacity * interval }
+    bucket.ahead, bucket.clamped = ahead_of(values[k], units, bucket.span)
+    bucket.moved = bucket.ahead + pol.cost * interval
+    arg, k = arg + 3, k + 1
+    if pol.cost > capacity then
       pol.ok, pol.never = false, true
-    elseif bucket.new_tat - now > bucket.span then
+    elseif bucket.moved > bucket.span then
       pol.ok = false
-      pol.wait = math.max(pol.wait, bucket.new_tat - bucket.span - now)
+      pol.wait = math.max(pol.wait, ceil_div(bucket.moved - bucket.span, units))
     end
     pol.buckets[b] = bucket
   end
@@ -66,25 +134,21 @@ end
 
 local reply = {}
 for _, pol in ipairs(policies) do
-  local remaining, tightest, reset, next_token
+  local remaining, tightest, reset, next_token = nil, 0, 0, 0
   for b, bucket in ipairs(pol.buckets) do
-    local state = all_ok and bucket.new_tat or bucket.tat
-    if all_ok then
-      redis.call('SET', bucket.key, string.format('%.0f', state), 'PX', math.ceil((state - now) / 1000))
-    end
-    local left = math.floor((bucket.span - (state - now)) / bucket.interval)
+    local ahead = all_ok and bucket.moved or bucket.ahead
+    if all_ok or bucket.clamped then store(bucket.key, ahead, bucket.units) end
+    local left = floor_div(bucket.span - ahead, bucket.interval)
     if remaining == nil or left < remaining then
-      remaining, tightest, reset = left, b - 1, state - now
-      next_token = state + bucket.interval - bucket.span - now
+      remaining, tightest, reset = left, b - 1, ceil_div(ahead, bucket.units)
     end
+    next_token = math.max(next_token, ceil_div(math.max(0, ahead + bucket.interval - bucket.span), bucket.units))
   end
-  local wait
+  local wait = next_token
   if pol.never then
     wait = -1
   elseif not pol.ok then
     wait = pol.wait
-  else
-    wait = math.max(0, next_token)
   end
   reply[#reply + 1] = pol.ok and 1 or 0
   reply[#reply + 1] = remaining

@@ -61,7 +61,7 @@ final class PolicyLoader {
 
         String burstKey = key(name, "burst");
         OptionalLong burst = source.get(burstKey)
-                .map(v -> OptionalLong.of(Values.whole(burstKey, v, 1, Long.MAX_VALUE)))
+                .map(v -> OptionalLong.of(burst(burstKey, v)))
                 .orElse(OptionalLong.empty());
         List<Bandwidth> bandwidths = Rates.parse(rateKey, rate, burst);
 
@@ -120,6 +120,16 @@ final class PolicyLoader {
         source.get(enabledKey).ifPresent(v -> Values.bool(enabledKey, v));
         String failureKey = key(name, "on-redis-failure");
         source.get(failureKey).ifPresent(v -> Values.oneOf(failureKey, v, FailureMode.class));
+    }
+
+    /** The RateLimit headers show the burst as a Structured Fields Integer, so it has at most 15 digits. */
+    private static long burst(String key, String value) {
+        long burst = Values.whole(key, value, 1, Long.MAX_VALUE);
+        if (burst > Rates.MAX_COUNT) {
+            throw new SluiceConfigException(key, value, "a whole number from 1 to " + Rates.MAX_COUNT + ", because"
+                    + " the RateLimit headers carry it as a Structured Fields Integer, which has at most 15 digits");
+        }
+        return burst;
     }
 
     static void checkName(String name, String key) {

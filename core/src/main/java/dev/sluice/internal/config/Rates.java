@@ -2,6 +2,7 @@ package dev.sluice.internal.config;
 
 import dev.sluice.SluiceConfigException;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +14,12 @@ import java.util.regex.Pattern;
  * enforced together ({@code 10/1s,1000/1h}). The duration takes every form {@link Durations} accepts, and
  * a unit alone means one of it ({@code 10/s} is {@code 10/1s}).
  *
- * <p>Limits: at least 1 token, and at most one token per microsecond ({@value #MAX_TOKENS_PER_SECOND}
- * tokens per second) per bandwidth, because the engines count the time between two tokens in whole
- * microseconds; and a full bucket (capacity times that interval) must refill within {@link #MAX_REFILL},
- * so that bucket times stay exact in Lua's doubles.
+ * <p>Limits, each refused with a message that says why: at least 1 token, and at most one token per microsecond
+ * ({@value #MAX_TOKENS_PER_SECOND} tokens per second) per bandwidth, the resolution of the store's clock; a
+ * bucket of at most {@value #MAX_COUNT} tokens, the largest number the RateLimit headers can carry (RFC 9651
+ * Integers have at most 15 digits); a full bucket must refill within {@link #MAX_REFILL}, so that bucket times
+ * stay exact in Lua's doubles; and a full bucket counted in its own unit (see {@link Bandwidth}) must stay within
+ * {@value #MAX_UNITS}, for the same reason.
  *
  * <p>Stateless and thread-safe.
  */
@@ -27,6 +30,12 @@ public final class Rates {
 
     /** Longest time a full bucket of one bandwidth may take to refill: 36525 days. */
     public static final Duration MAX_REFILL = Duration.ofDays(36525);
+
+    /** Most tokens a bucket may hold: the largest Integer of HTTP Structured Fields (RFC 9651), 15 digits. */
+    public static final long MAX_COUNT = 999_999_999_999_999L;
+
+    /** Largest full bucket plus one microsecond, in the bucket's own unit: 2^52, so that sums stay exact in Lua. */
+    public static final long MAX_UNITS = 1L << 52;
 
     /** The accepted form, as printed in error messages. */
     public static final String EXPECTED = "<tokens>/<duration> such as 100/1m or 10/1s";
@@ -60,12 +69,20 @@ public final class Rates {
             if (period.toNanos() / 1000 < tokens) {
                 throw new SluiceConfigException(key, key + ": \"" + value + "\" is faster than one token per"
                         + " microsecond in \"" + p + "\"; expected at most " + MAX_TOKENS_PER_SECOND
-                        + " tokens per second per bandwidth, because Sluice measures the time between two"
-                        + " tokens in whole microseconds");
+                        + " tokens per second per bandwidth, because Sluice's clock (Redis TIME) counts whole"
+                        + " microseconds");
             }
-            long capacity = out.isEmpty() && burst.isPresent() ? burst.getAsLong() : tokens;
+            OptionalLong ownBurst = out.isEmpty() ? burst : OptionalLong.empty();
+            long capacity = ownBurst.isPresent() ? ownBurst.getAsLong() : tokens;
+            if (capacity > MAX_COUNT) {
+                throw new SluiceConfigException(key, key + ": \"" + value + "\" gives a bucket of " + capacity
+                        + " tokens in \"" + p + "\"; expected at most " + MAX_COUNT + " tokens per bucket"
+                        + (out.isEmpty() ? " (" + burstKey(key) + " sets a smaller one)" : "") + ", because the"
+                        + " RateLimit headers carry it as a Structured Fields Integer, which has at most 15 digits");
+            }
             Bandwidth bandwidth = new Bandwidth(tokens, period, capacity);
-            checkRefillTime(key, value, p, bandwidth, out.isEmpty() ? burst : OptionalLong.empty());
+            checkRefillTime(key, value, p, bandwidth, ownBurst);
+            checkExact(key, value, p, bandwidth, ownBurst, out.isEmpty());
             out.add(bandwidth);
         }
         if (out.isEmpty()) {
@@ -80,19 +97,41 @@ public final class Rates {
      * therefore take at most {@link #MAX_REFILL}.
      */
     private static void checkRefillTime(String key, String value, String part, Bandwidth b, OptionalLong burst) {
-        long refillMicros;
-        try {
-            refillMicros = Math.multiplyExact(b.capacity(), b.intervalMicros());
-        } catch (ArithmeticException e) {
-            refillMicros = Long.MAX_VALUE;
-        }
-        if (refillMicros > MAX_REFILL.toNanos() / 1000) {
+        if (b.refillMicros().compareTo(BigInteger.valueOf(MAX_REFILL.toNanos() / 1000)) > 0) {
             throw new SluiceConfigException(key, key + ": \"" + value + "\"" + (burst.isPresent()
                     ? " with a burst of " + burst.getAsLong() : "") + " takes more than " + MAX_REFILL.toDays()
                     + "d to refill a full bucket in \"" + part + "\"; expected a rate and burst whose full bucket"
                     + " refills within " + MAX_REFILL.toDays() + "d (about 100 years), because Sluice counts"
                     + " bucket time in microseconds that must stay exact in Lua");
         }
+    }
+
+    /**
+     * The engines count a bucket whose interval is not a whole number of microseconds in units of
+     * {@code 1 / unitsPerMicro} µs, so that they admit exactly the configured rate; a full bucket in those units
+     * must stay within {@link #MAX_UNITS}. Only very large bursts at such rates exceed it.
+     */
+    private static void checkExact(String key, String value, String part, Bandwidth b, OptionalLong burst,
+            boolean first) {
+        if (b.spanUnitsPlusAMicrosecond().compareTo(BigInteger.valueOf(MAX_UNITS)) <= 0) {
+            return;
+        }
+        BigInteger most = BigInteger.valueOf(MAX_UNITS).subtract(b.unitsPerMicroExact()).divide(b.intervalUnitsExact());
+        String unit = "1/" + b.unitsPerMicroExact() + " µs";
+        throw new SluiceConfigException(key, key + ": \"" + value + "\"" + (burst.isPresent()
+                ? " with a burst of " + burst.getAsLong() : "") + " holds too many tokens to count exactly in \""
+                + part + "\": a token comes every " + b.intervalUnitsExact() + "/" + b.unitsPerMicroExact() + " µs,"
+                + " not a whole number of microseconds, so Sluice counts this bucket in units of " + unit + " to"
+                + " admit exactly the configured rate, and a full bucket must stay within 2^52 of them, as Lua's"
+                + " numbers hold no more exactly; expected " + (most.signum() > 0 ? "a bucket of at most " + most
+                + " tokens at this rate (" + (first ? "set by " + burstKey(key) : "fewer tokens per period")
+                + "), or " : "") + "a period that is a whole number of microseconds per token");
+    }
+
+    /** {@code sluice.limit.<policy>.burst} beside {@code sluice.limit.<policy>.rate}. */
+    private static String burstKey(String rateKey) {
+        return rateKey.endsWith(".rate") ? rateKey.substring(0, rateKey.length() - ".rate".length()) + ".burst"
+                : "the burst";
     }
 
     private static long tokens(String key, String value, String part) {

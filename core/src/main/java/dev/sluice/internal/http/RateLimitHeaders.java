@@ -15,11 +15,14 @@ import java.util.List;
  * RateLimit-Policy: "login";q=5;w=60
  * RateLimit: "login";r=0;t=12
  * </pre>
- * {@code q} is the token count of the policy's tightest bandwidth and {@code w} its window in seconds;
- * {@code r} the tokens left and {@code t} the seconds, rounded up, until the request could pass again
- * (until one token is available when allowed, so 0 while tokens remain). {@code t} is left out when the
- * request can never pass (its cost exceeds the bucket). Legacy mode writes {@code X-RateLimit-Limit},
- * {@code X-RateLimit-Remaining} and {@code X-RateLimit-Reset} (seconds until the bucket is full).
+ * The fields describe the bucket of the policy's tightest bandwidth: {@code q} is its capacity (the burst, or
+ * the token count without one) and {@code w} the seconds it takes to refill from empty (the period without a
+ * burst), so that {@code r}, the tokens left, never exceeds {@code q}; {@code t} is the seconds, rounded up,
+ * until the request could pass again (when allowed, until one more token is available in every bandwidth, so 0
+ * while tokens remain). {@code t} is left out when the request can never pass (its cost exceeds the bucket).
+ * Legacy mode writes the same bucket as {@code X-RateLimit-Limit} (= {@code q}), {@code X-RateLimit-Remaining}
+ * (= {@code r}) and {@code X-RateLimit-Reset} (seconds until the bucket is full). Every number stays within the
+ * 15 digits of a Structured Fields Integer because configuration refuses larger buckets.
  *
  * <p>Allowed responses describe the policy with the fewest remaining tokens. Denied responses describe
  * the denying policy with the longest wait and always carry {@code Retry-After} (whole seconds, rounded

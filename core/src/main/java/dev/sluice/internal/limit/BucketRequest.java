@@ -9,8 +9,29 @@ import java.util.List;
  */
 public record BucketRequest(String key, long cost, List<Limit> limits) {
 
-    /** One bandwidth in store terms: microseconds per token, and bucket capacity in tokens. */
-    public record Limit(long intervalMicros, long capacity) {
+    /**
+     * One bandwidth in store terms. The store counts this bucket's time in units of {@code 1 / unitsPerMicro}
+     * µs, in which the interval between two tokens is the whole number {@code intervalUnits}: the interval is
+     * exactly {@code intervalUnits / unitsPerMicro} µs. Configuration keeps
+     * {@code capacity × intervalUnits + unitsPerMicro} within 2^52.
+     *
+     * @param intervalUnits time between two tokens, in the bucket's units
+     * @param unitsPerMicro units per microsecond, 1 when the interval is a whole number of microseconds
+     * @param capacity      bucket capacity in tokens
+     */
+    public record Limit(long intervalUnits, long unitsPerMicro, long capacity) {
+
+        public Limit {
+            if (intervalUnits < 1 || unitsPerMicro < 1 || capacity < 1) {
+                throw new IllegalArgumentException("interval " + intervalUnits + "/" + unitsPerMicro
+                        + " µs, capacity " + capacity);
+            }
+        }
+
+        /** A bandwidth whose interval is a whole number of microseconds. */
+        public static Limit ofMicros(long intervalMicros, long capacity) {
+            return new Limit(intervalMicros, 1, capacity);
+        }
     }
 
     public BucketRequest {

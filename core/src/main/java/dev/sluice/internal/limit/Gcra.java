@@ -2,30 +2,82 @@ package dev.sluice.internal.limit;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.ToLongFunction;
 
 /**
- * The GCRA decision of {@code gcra.lua}, in Java, for the in-process store. Kept line for line equivalent
- * to the script (the differential test feeds both the same requests): integer microseconds, the state of
- * a bucket is its theoretical arrival time (TAT), at which it is full again.
+ * The GCRA decision of {@code gcra.lua}, in Java, for the in-process store. Kept step for step equivalent to
+ * the script (the differential test feeds both the same requests); read the script's header for the model.
+ * Briefly: a bucket's state is its theoretical arrival time (TAT), at which it is full again, kept as whole
+ * microseconds plus a remainder in the bucket's own unit ({@code 1 / unitsPerMicro} µs, in which the interval
+ * between two tokens is whole), so that every rate is counted exactly; durations are counted in that unit.
  */
 final class Gcra {
 
-    /** Where the decision wants to write a bucket's new TAT. */
-    interface Writer {
-        void write(String key, long tat, long now);
+    /** A bucket's TAT: {@code micros + remainder / unitsPerMicro} µs on the store clock. */
+    record Tat(long micros, long remainder) {
+    }
+
+    /** Where the decision reads and writes buckets. */
+    interface Buckets {
+        /** The TAT of {@code key}, or {@code null} when it is absent or expired. */
+        Tat read(String key);
+
+        /** Stores {@code tat}; it expires at {@code tat}, {@code now} being the decision's clock. */
+        void write(String key, Tat tat, long now);
+    }
+
+    /** One bandwidth during a decision; times in its units, relative to now. */
+    private static final class Bucket {
+        final String key;
+        final long interval;
+        final long units;
+        final long span;
+        final long ahead;
+        final long moved;
+        final boolean clamped;
+
+        Bucket(String key, BucketRequest.Limit limit, Tat tat, long now, long cost) {
+            this.key = key;
+            this.interval = limit.intervalUnits();
+            this.units = limit.unitsPerMicro();
+            this.span = limit.capacity() * interval;
+            long ahead = 0;
+            boolean clamped = false;
+            if (tat != null) {
+                long micros = tat.micros() - now;
+                if (micros < 0) {
+                    ahead = 0;
+                } else if (micros > Math.floorDiv(span, units) + 1) {
+                    // More than a full bucket ahead (the clock stepped back, or the limit shrank): empty, not emptier.
+                    ahead = span + 1;
+                } else {
+                    ahead = micros * units + Math.min(tat.remainder(), units - 1);
+                }
+                if (ahead > span) {
+                    ahead = span;
+                    clamped = true;
+                }
+            }
+            this.ahead = ahead;
+            this.moved = ahead + cost * interval;
+            this.clamped = clamped;
+        }
     }
 
     private Gcra() {
     }
 
+    /** {@code ceil(a / b)} for {@code a >= 0}, {@code b > 0}. */
+    private static long ceilDiv(long a, long b) {
+        return -Math.floorDiv(-a, b);
+    }
+
     /**
-     * @param now  the store clock, microseconds
-     * @param read current TAT of a key, or {@code Long.MIN_VALUE} when absent or expired
+     * @param now     the store clock, microseconds
+     * @param buckets where bucket states live
      */
-    static List<BucketOutcome> decide(long now, List<BucketRequest> requests, ToLongFunction<String> read, Writer writer) {
+    static List<BucketOutcome> decide(long now, List<BucketRequest> requests, Buckets buckets) {
         int n = requests.size();
-        long[][] tats = new long[n][];
+        Bucket[][] state = new Bucket[n][];
         boolean[] ok = new boolean[n];
         boolean[] never = new boolean[n];
         long[] waits = new long[n];
@@ -34,20 +86,19 @@ final class Gcra {
             BucketRequest request = requests.get(p);
             long cost = request.cost();
             List<BucketRequest.Limit> limits = request.limits();
-            tats[p] = new long[limits.size()];
+            state[p] = new Bucket[limits.size()];
             ok[p] = true;
             for (int b = 0; b < limits.size(); b++) {
                 BucketRequest.Limit limit = limits.get(b);
-                long tat = Math.max(now, read.applyAsLong(request.key(b)));
-                tats[p][b] = tat;
-                long span = limit.capacity() * limit.intervalMicros();
-                long newTat = tat + cost * limit.intervalMicros();
+                String key = request.key(b);
+                Bucket bucket = new Bucket(key, limit, buckets.read(key), now, cost);
+                state[p][b] = bucket;
                 if (cost > limit.capacity()) {
                     ok[p] = false;
                     never[p] = true;
-                } else if (newTat - now > span) {
+                } else if (bucket.moved > bucket.span) {
                     ok[p] = false;
-                    waits[p] = Math.max(waits[p], newTat - span - now);
+                    waits[p] = Math.max(waits[p], ceilDiv(bucket.moved - bucket.span, bucket.units));
                 }
             }
             allOk &= ok[p];
@@ -55,28 +106,26 @@ final class Gcra {
 
         List<BucketOutcome> outcomes = new ArrayList<>(n);
         for (int p = 0; p < n; p++) {
-            BucketRequest request = requests.get(p);
-            List<BucketRequest.Limit> limits = request.limits();
             long remaining = Long.MAX_VALUE;
             int tightest = 0;
             long reset = 0;
             long nextToken = 0;
-            for (int b = 0; b < limits.size(); b++) {
-                BucketRequest.Limit limit = limits.get(b);
-                long span = limit.capacity() * limit.intervalMicros();
-                long state = allOk ? tats[p][b] + request.cost() * limit.intervalMicros() : tats[p][b];
-                if (allOk) {
-                    writer.write(request.key(b), state, now);
+            for (int b = 0; b < state[p].length; b++) {
+                Bucket bucket = state[p][b];
+                long ahead = allOk ? bucket.moved : bucket.ahead;
+                if (allOk || bucket.clamped) {
+                    buckets.write(bucket.key, new Tat(now + Math.floorDiv(ahead, bucket.units),
+                            Math.floorMod(ahead, bucket.units)), now);
                 }
-                long left = Math.floorDiv(span - (state - now), limit.intervalMicros());
+                long left = Math.floorDiv(bucket.span - ahead, bucket.interval);
                 if (left < remaining) {
                     remaining = left;
                     tightest = b;
-                    reset = state - now;
-                    nextToken = state + limit.intervalMicros() - span - now;
+                    reset = ceilDiv(ahead, bucket.units);
                 }
+                nextToken = Math.max(nextToken, ceilDiv(Math.max(0, ahead + bucket.interval - bucket.span), bucket.units));
             }
-            long wait = never[p] ? -1 : !ok[p] ? waits[p] : Math.max(0, nextToken);
+            long wait = never[p] ? -1 : !ok[p] ? waits[p] : nextToken;
             outcomes.add(new BucketOutcome(ok[p], remaining, tightest, wait, reset));
         }
         return outcomes;

@@ -19,7 +19,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
 
     private static final int SWEEP_EVERY = 4096;
 
-    private record Entry(long tat, long expiresAt) {
+    private record Entry(Gcra.Tat tat, long expiresAt) {
     }
 
     private final Map<String, Entry> buckets = new ConcurrentHashMap<>();
@@ -50,18 +50,27 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             if (++sinceSweep >= SWEEP_EVERY) {
                 sweep(now);
             }
-            return Gcra.decide(now, requests, key -> {
-                Entry e = buckets.get(key);
-                return e == null || e.expiresAt <= now ? Long.MIN_VALUE : e.tat;
-            }, (key, tat, at) -> buckets.put(key, new Entry(tat, expiry(tat, at))));
+            return Gcra.decide(now, requests, new Gcra.Buckets() {
+                @Override
+                public Gcra.Tat read(String key) {
+                    Entry e = buckets.get(key);
+                    return e == null || e.expiresAt <= now ? null : e.tat;
+                }
+
+                @Override
+                public void write(String key, Gcra.Tat tat, long at) {
+                    buckets.put(key, new Entry(tat, expiry(tat, at)));
+                }
+            });
         } finally {
             lock.unlock();
         }
     }
 
-    /** Same rounding as {@code SET ... PX ceil((tat - now) / 1000)} in the script. */
-    private static long expiry(long tat, long now) {
-        return now + -Math.floorDiv(now - tat, 1000L) * 1000L;
+    /** Same rounding as the script's {@code PX}: the TAT rounded up to the microsecond, then to the millisecond. */
+    private static long expiry(Gcra.Tat tat, long now) {
+        long micros = tat.micros() - now + (tat.remainder() > 0 ? 1 : 0);
+        return now + -Math.floorDiv(-micros, 1000L) * 1000L;
     }
 
     private void sweep(long now) {

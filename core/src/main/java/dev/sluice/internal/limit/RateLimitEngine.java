@@ -95,7 +95,8 @@ public final class RateLimitEngine {
             LimitCall call = calls.get(i);
             List<BucketRequest.Limit> limits = new ArrayList<>(call.policy().bandwidths().size());
             for (Bandwidth bandwidth : call.policy().bandwidths()) {
-                limits.add(new BucketRequest.Limit(bandwidth.intervalMicros(), bandwidth.capacity()));
+                limits.add(new BucketRequest.Limit(bandwidth.intervalUnits(), bandwidth.unitsPerMicro(),
+                        bandwidth.capacity()));
             }
             requests.add(new BucketRequest(keys[i], call.cost(), limits));
         }
@@ -185,6 +186,11 @@ public final class RateLimitEngine {
         return decide(List.of(new LimitCall(policy, rawKey, cost))).get(0);
     }
 
+    /**
+     * The decision shows the tightest bandwidth as a bucket: {@code limit} is its capacity (the burst of the first
+     * bandwidth) and {@code windowSeconds} the time it takes to refill from empty, so that {@code remaining}
+     * never exceeds {@code limit}. Without a burst these are the bandwidth's token count and period.
+     */
     private static RateLimitDecision toDecision(PolicyConfig policy, BucketOutcome outcome) {
         Bandwidth tightest = policy.bandwidths().get(outcome.tightest());
         long wait = outcome.waitMicros();
@@ -193,7 +199,7 @@ public final class RateLimitEngine {
             retryMillis = 1;
         }
         return RateLimitDecision.of(policy.name(), outcome.allowed(), Math.max(0, outcome.remaining()),
-                tightest.tokens(), tightest.windowSeconds(), retryMillis, ceilMillis(outcome.resetMicros()));
+                tightest.capacity(), tightest.windowSeconds(), retryMillis, ceilMillis(outcome.resetMicros()));
     }
 
     private static long ceilMillis(long micros) {

@@ -102,7 +102,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
         } catch (JedisException e) {
             throw new StoreUnavailableException("Redis rate-limit call failed: " + e.getMessage(), e);
         }
-        return outcomes(reply, requests.size());
+        try {
+            return BucketOutcome.fromReply(reply, requests.size());
+        } catch (IllegalStateException e) {
+            throw new StoreUnavailableException("Lua script " + script.name() + " (" + script.location()
+                    + ") answered in a shape Sluice does not read: " + e.getMessage(), e);
+        }
     }
 
     /** {@code KEYS} of {@code gcra.lua}: one per bandwidth, request after request. */
@@ -116,7 +121,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
         return keys;
     }
 
-    /** {@code ARGV} of {@code gcra.lua}: count, then per request cost, bandwidth count, interval/capacity pairs. */
+    /**
+     * {@code ARGV} of {@code gcra.lua}: count, then per request cost, bandwidth count, and per bandwidth its
+     * interval in its units, units per microsecond, capacity.
+     */
     static List<String> args(List<BucketRequest> requests) {
         List<String> args = new ArrayList<>();
         args.add(Integer.toString(requests.size()));
@@ -124,27 +132,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
             args.add(Long.toString(request.cost()));
             args.add(Integer.toString(request.limits().size()));
             for (BucketRequest.Limit limit : request.limits()) {
-                args.add(Long.toString(limit.intervalMicros()));
+                args.add(Long.toString(limit.intervalUnits()));
+                args.add(Long.toString(limit.unitsPerMicro()));
                 args.add(Long.toString(limit.capacity()));
             }
         }
         return args;
-    }
-
-    /** Five integers per request, as {@code gcra.lua} replies. */
-    static List<BucketOutcome> outcomes(Object reply, int count) {
-        List<?> values = (List<?>) reply;
-        List<BucketOutcome> outcomes = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            int at = i * 5;
-            outcomes.add(new BucketOutcome(
-                    ((Long) values.get(at)) == 1L,
-                    (Long) values.get(at + 1),
-                    ((Long) values.get(at + 2)).intValue(),
-                    (Long) values.get(at + 3),
-                    (Long) values.get(at + 4)));
-        }
-        return outcomes;
     }
 
     /**

@@ -4,7 +4,14 @@ import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.http.RateLimitHeaders.Header;
 import dev.sluice.test.StructuredFields;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.limit.InProcessRateLimitStore;
+import dev.sluice.internal.limit.RateLimitEngine;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.List;
 import java.util.Map;
@@ -111,6 +118,59 @@ class RateLimitHeadersTest {
     void keepsRetryAfterOnA429EvenWithoutInformationalHeaders() {
         assertThat(map(RateLimitHeaders.denied(List.of(denied("p", 5, 60, 2500, 100)), HeaderMode.NONE)))
                 .containsExactly(Map.entry("Retry-After", "3"));
+    }
+
+    /**
+     * Every header of every variant, allowed and denied, through the engine from configuration, at the largest
+     * bucket the configuration accepts and with a burst above the token count: each parses as a Structured
+     * Field (Integer for the legacy headers and Retry-After), and the remaining count never exceeds the limit
+     * shown beside it.
+     */
+    @ParameterizedTest
+    @EnumSource(value = HeaderMode.class, names = {"IETF", "LEGACY", "BOTH"})
+    void everyVariantParsesAsStructuredFieldsAndShowsRemainingWithinTheLimit(HeaderMode mode) {
+        for (String[] config : List.of(
+                new String[] {"1000000/1s", "999999999999999"},
+                new String[] {"999999999999999/PT999999999.999999S", null},
+                new String[] {"10/1s", "25"},
+                new String[] {"7/1s,1000/1h", "3"})) {
+            Map<String, String> values = new java.util.HashMap<>(Map.of("sluice.limit.p.rate", config[0]));
+            if (config[1] != null) {
+                values.put("sluice.limit.p.burst", config[1]);
+            }
+            PolicyConfig policy = SluiceConfigLoader.load(ConfigSources.of(values)).policy("p").orElseThrow();
+            long capacity = policy.bandwidths().get(0).capacity();
+            RateLimitEngine engine = new RateLimitEngine(new InProcessRateLimitStore(() -> 1_795_000_000_000_000L), "s");
+            RateLimitDecision allowed = engine.decide(policy, "k", 1);
+            RateLimitDecision denied = engine.decide(policy, "k", capacity);
+            assertThat(allowed.allowed()).isTrue();
+            assertThat(denied.allowed()).isFalse();
+            checkFields(RateLimitHeaders.allowed(List.of(allowed), mode), config[0]);
+            checkFields(RateLimitHeaders.denied(List.of(denied), mode), config[0]);
+        }
+    }
+
+    private static void checkFields(List<Header> headers, String rate) {
+        Map<String, String> m = map(headers);
+        assertThat(m).as(rate).isNotEmpty();
+        m.forEach((name, value) -> {
+            List<StructuredFields.Item> items = StructuredFields.parseList(value);
+            assertThat(items).as("%s: %s: %s", rate, name, value).hasSize(1);
+            if (!name.startsWith("RateLimit")) {
+                assertThat(items.get(0).value()).as("%s: %s", rate, name).isInstanceOf(Long.class);
+                assertThat(items.get(0).parameters()).isEmpty();
+            }
+        });
+        if (m.containsKey("RateLimit")) {
+            long q = (Long) StructuredFields.parseList(m.get("RateLimit-Policy")).get(0).parameter("q");
+            long r = (Long) StructuredFields.parseList(m.get("RateLimit")).get(0).parameter("r");
+            assertThat(r).as("%s: r of %s within q of %s", rate, m.get("RateLimit"), m.get("RateLimit-Policy"))
+                    .isBetween(0L, q);
+        }
+        if (m.containsKey("X-RateLimit-Limit")) {
+            assertThat(Long.parseLong(m.get("X-RateLimit-Remaining")))
+                    .isBetween(0L, Long.parseLong(m.get("X-RateLimit-Limit")));
+        }
     }
 
     @Test

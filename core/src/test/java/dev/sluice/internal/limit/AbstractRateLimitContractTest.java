@@ -176,6 +176,31 @@ abstract class AbstractRateLimitContractTest {
     }
 
     @Test
+    void theNextTokenOfAnAdmittedRequestWaitsForEveryBandwidthLeftEmpty() {
+        // 10/h with a burst of 1 plus 1/h: after one request both are empty; the first refills in 6 minutes,
+        // but a second request needs the hourly one too.
+        PolicyConfig api = policy("api", 1, 10, HOUR, 1, HOUR);
+        RateLimitDecision first = take(api, "k");
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.remaining()).isZero();
+        assertThat(first.retryAfterMillis()).isBetween(3_600_000L - 5_000, 3_600_000L);
+    }
+
+    @Test
+    void theLimitShownIsTheBucketSoRemainingNeverExceedsIt() {
+        // 5/h with a burst of 12: the bucket holds 12 and refills in 12 × 12 minutes.
+        PolicyConfig api = policy("api", 12, 5, HOUR);
+        RateLimitDecision first = take(api, "k");
+        assertThat(first.remaining()).isEqualTo(11);
+        assertThat(first.limit()).isEqualTo(12);
+        assertThat(first.windowSeconds()).isEqualTo(12 * 720);
+        for (int i = 0; i < 12; i++) {
+            RateLimitDecision d = take(api, "k");
+            assertThat(d.remaining()).isLessThanOrEqualTo(d.limit());
+        }
+    }
+
+    @Test
     void hostileKeysAreDecidedLikeAnyOther() {
         PolicyConfig login = policy("login", 1, HOUR);
         String hostile = "}\r\n{x" + "A".repeat(10_000) + "\u0000é";

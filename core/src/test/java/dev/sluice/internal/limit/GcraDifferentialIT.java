@@ -32,9 +32,11 @@ class GcraDifferentialIT {
         LuaScript bundled = LuaScript.bundled("gcra");
         String pinned = bundled.source().replace("local now = clock()", "local now = tonumber(ARGV[#ARGV])");
         assertThat(pinned).as("the script's clock line moved; update this test").isNotEqualTo(bundled.source());
-        String expiry = "math.ceil((state - now) / 1000)";
-        assertThat(pinned).as("the script's expiry moved; update this test").contains(expiry);
-        pinned = pinned.replace(expiry, expiry + " + 3600000");
+        // Keys must outlive the pinned clock's jumps in real time: both expiries (fast path, general path) + 1 h.
+        for (String expiry : List.of("math.ceil(ahead / 1000)", "math.ceil(ceil_div(ahead, units) / 1000)")) {
+            assertThat(pinned).as("the script's expiry moved; update this test").contains(expiry);
+            pinned = pinned.replace(expiry, expiry + " + 3600000");
+        }
         return LuaScript.of("gcra-pinned-clock", pinned, "test");
     }
 
@@ -56,12 +58,20 @@ class GcraDifferentialIT {
         int alone = 0;
         int denied = 0;
         int never = 0;
+        int reshaped = 0;
+        int fractional = 0;
         for (int op = 0; op < OPERATIONS; op++) {
             List<BucketRequest> requests = new ArrayList<>();
             int policies = 1 + random.nextInt(3);
             for (int p = 0; p < policies; p++) {
                 int shape = random.nextInt(shapes.size());
                 List<BucketRequest.Limit> limits = shapes.get(shape);
+                if (random.nextInt(25) == 0) {
+                    // The limit of a key changed (a redeployment): its bucket may now be more than full-bucket ahead.
+                    List<BucketRequest.Limit> other = shapes.get(random.nextInt(shapes.size()));
+                    limits = other.size() >= limits.size() ? other.subList(0, limits.size()) : limits;
+                    reshaped++;
+                }
                 long cost = 1 + random.nextInt((int) Math.min(limits.get(0).capacity() + 1, 6));
                 String key = "sluice:rl:{p" + shape + ":k" + random.nextInt(4) + "}";
                 if (requests.stream().noneMatch(r -> r.key().equals(key))) {
@@ -70,7 +80,7 @@ class GcraDifferentialIT {
             }
             List<String> args = new ArrayList<>(RedisRateLimitStore.args(requests));
             args.add(Long.toString(now.get()));
-            List<BucketOutcome> fromRedis = RedisRateLimitStore.outcomes(
+            List<BucketOutcome> fromRedis = BucketOutcome.fromReply(
                     redis.eval(script, RedisRateLimitStore.keys(requests), args), requests.size());
             List<BucketOutcome> fromJava = local.consume(requests);
 
@@ -78,23 +88,34 @@ class GcraDifferentialIT {
             alone += requests.size() == 1 && requests.get(0).limits().size() == 1 ? 1 : 0;
             denied += fromJava.stream().anyMatch(o -> !o.allowed()) ? 1 : 0;
             never += fromJava.stream().anyMatch(o -> o.waitMicros() < 0) ? 1 : 0;
+            fractional += requests.stream().anyMatch(r -> r.limits().stream().anyMatch(l -> l.unitsPerMicro() > 1)) ? 1 : 0;
 
-            long interval = shapes.get(random.nextInt(shapes.size())).get(0).intervalMicros();
+            BucketRequest.Limit pace = shapes.get(random.nextInt(shapes.size())).get(0);
+            double interval = pace.intervalUnits() / (double) pace.unitsPerMicro();
             now.addAndGet(random.nextInt(4) == 0 ? 0 : (long) (random.nextDouble() * 2 * interval));
         }
         // The sequence must exercise both answers, or it proves little.
         assertThat(denied).isBetween(OPERATIONS / 20, OPERATIONS - OPERATIONS / 20);
         assertThat(never).isPositive();
         assertThat(alone).as("decisions of one policy of one bandwidth").isGreaterThan(OPERATIONS / 50);
+        assertThat(fractional).as("decisions with an interval that is not whole microseconds").isGreaterThan(OPERATIONS / 10);
+        assertThat(reshaped).isPositive();
     }
 
+    /**
+     * Up to three bandwidths, each slower than the one before; half of them with an interval that is not a whole
+     * number of microseconds (units of 1/3, 1/7, 1/9999, 1/999999 µs or a random fraction).
+     */
     private static List<BucketRequest.Limit> randomShape(Random random) {
         List<BucketRequest.Limit> limits = new ArrayList<>();
         int bandwidths = 1 + random.nextInt(3);
-        long interval = 1 + random.nextInt(400_000);
+        long[] fractions = {1, 1, 1, 3, 7, 9999, 999_999, 1 + random.nextInt(1_000_000)};
+        double micros = 1 + random.nextInt(400_000);
         for (int b = 0; b < bandwidths; b++) {
-            limits.add(new BucketRequest.Limit(interval, 1 + random.nextInt(12)));
-            interval *= 2 + random.nextInt(5);
+            long units = fractions[random.nextInt(fractions.length)];
+            limits.add(new BucketRequest.Limit(Math.max(1, (long) (micros * units) + random.nextInt((int) units)),
+                    units, 1 + random.nextInt(12)));
+            micros *= 2 + random.nextInt(5);
         }
         return limits;
     }

@@ -52,7 +52,7 @@ class RedisAclIT {
      */
     static final List<String> ACL_RULES = List.of("resetkeys", "~sluice:*", "resetchannels", "&sluice:*", "-@all",
             "+ping", "+client|setname", "+evalsha", "+script|load", "+subscribe", "+unsubscribe",
-            "+time", "+get", "+set", "+del", "+pexpire", "+pexpireat", "+pttl", "+publish",
+            "+time", "+get", "+mget", "+set", "+del", "+pexpire", "+pexpireat", "+pttl", "+publish",
             "+zadd", "+zcard", "+zrange", "+zrem", "+zremrangebyscore", "+zscore");
 
     private static final String PASSWORD = "Acl-pw-2b7e91";
