@@ -86,8 +86,9 @@ final class RedisSettingsLoader {
 
         List<String> redlock = redlockNodes(source, tlsKey);
         if (!redlock.isEmpty() && uriText.isEmpty() && sentinels.isEmpty() && clusterNodes.isEmpty()) {
-            throw new SluiceConfigException(REDLOCK_NODES, REDLOCK_NODES + ": \"" + RedisUri.redact(
-                    source.get(REDLOCK_NODES).orElseThrow()) + "\" is set but no Redis is (" + URI + ", " + SENTINELS
+            throw new SluiceConfigException(REDLOCK_NODES, REDLOCK_NODES + ": \"" + String.join(",",
+                    Values.list(source.get(REDLOCK_NODES).orElseThrow()).stream().map(RedisUri::redact).toList())
+                    + "\" is set but no Redis is (" + URI + ", " + SENTINELS
                     + " or " + CLUSTER_NODES + "), so rate limits and semaphores would stay in this JVM; expected one"
                     + " of those beside it");
         }

@@ -257,10 +257,12 @@ class RedisSettingsLoaderTest {
 
     @Test
     void tlsTurnsEveryRedlockMasterToTlsAndKeepsTheirCredentials() {
-        RedisSettings r = redis(Map.of("sluice.redis.redlock-nodes", "redis://a:6379,redis://:p%40w@b:6379,rediss://c:6380",
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://app:6379",
+                "sluice.redis.redlock-nodes", "redis://a:6379,redis://:p%40w@b:6379,rediss://c:6380",
                 "sluice.redis.tls", "true"));
         assertThat(r.redlockNodes()).containsExactly("rediss://a:6379", "rediss://:p%40w@b:6379", "rediss://c:6380");
-        assertThat(redis(Map.of("sluice.redis.redlock-nodes", "redis://a:6379,redis://b:6379,rediss://c:6380"))
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://app:6379",
+                "sluice.redis.redlock-nodes", "redis://a:6379,redis://b:6379,rediss://c:6380"))
                 .redlockNodes()).containsExactly("redis://a:6379", "redis://b:6379", "rediss://c:6380");
     }
 
