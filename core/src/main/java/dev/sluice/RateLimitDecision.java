@@ -43,12 +43,13 @@ public final class RateLimitDecision implements Serializable {
      * @param policy           policy name
      * @param allowed          whether the request was admitted (and charged)
      * @param remaining        tokens left in the tightest bandwidth after this decision, {@code >= 0}
-     * @param limit            token count of the tightest bandwidth (its quota per window)
-     * @param windowSeconds    window of the tightest bandwidth, in whole seconds (at least 1)
+     * @param limit            capacity of the tightest bandwidth's bucket (its burst, or its token count without one)
+     * @param windowSeconds    seconds that bucket takes to refill from empty, rounded up, at least 1 (the
+     *                         bandwidth's period when it has no burst)
      * @param retryAfterMillis when denied: milliseconds until enough tokens for this request are available,
      *                         rounded up, never 0 when denied; {@link #NEVER} means never (cost exceeds
-     *                         capacity). When allowed: milliseconds until at least one more token is available
-     *                         (0 when {@code remaining > 0})
+     *                         capacity). When allowed: milliseconds until one more token is available in every
+     *                         bandwidth (0 when {@code remaining > 0})
      * @param resetMillis      milliseconds until the tightest bucket is full again, rounded up
      */
     public static RateLimitDecision of(String policy, boolean allowed, long remaining, long limit, long windowSeconds,
@@ -71,20 +72,20 @@ public final class RateLimitDecision implements Serializable {
         return remaining;
     }
 
-    /** Token count of the tightest bandwidth (its quota per window). */
+    /** Capacity of the tightest bandwidth's bucket: its burst, or its token count without one. */
     public long limit() {
         return limit;
     }
 
-    /** Window of the tightest bandwidth, in whole seconds (at least 1). */
+    /** Seconds the tightest bucket takes to refill from empty, rounded up, at least 1 (the period without a burst). */
     public long windowSeconds() {
         return windowSeconds;
     }
 
     /**
      * When denied: milliseconds until enough tokens for this request are available, rounded up, never 0;
-     * {@link #NEVER} when it can never pass. When allowed: milliseconds until at least one more token is
-     * available (0 while tokens remain).
+     * {@link #NEVER} when it can never pass. When allowed: milliseconds until one more token is available in
+     * every bandwidth (0 while tokens remain).
      */
     public long retryAfterMillis() {
         return retryAfterMillis;

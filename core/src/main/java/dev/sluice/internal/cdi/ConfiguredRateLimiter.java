@@ -62,6 +62,6 @@ final class ConfiguredRateLimiter implements RateLimiter {
 
     private RateLimitDecision unlimited() {
         Bandwidth first = policy.bandwidths().get(0);
-        return RateLimitDecision.of(policy.name(), true, first.tokens(), first.tokens(), first.windowSeconds(), 0, 0);
+        return RateLimitDecision.of(policy.name(), true, first.capacity(), first.capacity(), first.windowSeconds(), 0, 0);
     }
 }
