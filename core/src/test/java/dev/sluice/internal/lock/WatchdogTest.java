@@ -37,11 +37,11 @@ class WatchdogTest {
         Held(long leaseMillis, BooleanSupplier answer) {
             this.leaseMillis = leaseMillis;
             this.answer = answer;
-            this.lease = new Lease(System.nanoTime(), leaseMillis);
+            this.lease = new Lease(System::nanoTime, System.nanoTime(), leaseMillis, m -> m, () -> { });
         }
 
         @Override
-        public boolean renew() {
+        public boolean renew(long leaseMillis) {
             renewals.incrementAndGet();
             return answer.getAsBoolean();
         }
@@ -54,7 +54,7 @@ class WatchdogTest {
 
     private Held watch(long leaseMillis, BooleanSupplier answer) {
         Held held = new Held(leaseMillis, answer);
-        held.renewal = watchdog.watch(held.lease, System.nanoTime(), leaseMillis, held);
+        held.renewal = watchdog.watch(held.lease, System.nanoTime(), held);
         return held;
     }
 
@@ -159,7 +159,7 @@ class WatchdogTest {
             for (int i = 0; i < 1_000; i++) {
                 Held held = new Held(30_000, () -> true);
                 long now = System.nanoTime();
-                counted.watch(held.lease, now, held.leaseMillis, held).cancel();
+                counted.watch(held.lease, now, held).cancel();
             }
             assertThat(scheduler.scheduled).as("one sweep for all of them").hasValue(1);
             assertThat(counted.watching()).isZero();
@@ -173,7 +173,7 @@ class WatchdogTest {
         CountingScheduler scheduler = new CountingScheduler();
         try (Watchdog counted = Watchdog.on(scheduler)) {
             Held held = new Held(60, () -> true);
-            Watchdog.Renewal renewal = counted.watch(held.lease, System.nanoTime(), held.leaseMillis, held);
+            Watchdog.Renewal renewal = counted.watch(held.lease, System.nanoTime(), held);
             await().atMost(PATIENCE).until(() -> held.renewals.get() >= 2);
 
             renewal.cancel();
