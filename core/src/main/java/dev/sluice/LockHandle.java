@@ -26,11 +26,12 @@ public interface LockHandle extends AutoCloseable {
     boolean isHeld();
 
     /**
-     * Sets the remaining lease to {@code lease} if this handle still owns the lock. The watchdog keeps
-     * renewing with the lease given at acquisition.
+     * Sets the remaining lease to {@code lease} if this handle still owns the lock. From then on the watchdog
+     * renews with this lease, every third of it, and {@link #isHeld()} counts with it.
      *
      * @return {@code false} when the lock was lost (another owner's key is never touched)
-     * @throws SluiceException when Redis cannot be reached
+     * @throws SluiceException when Redis cannot be reached, or at once while the application's circuit breaker
+     *                         skips Redis after repeated failures
      */
     boolean extend(Duration lease);
 
