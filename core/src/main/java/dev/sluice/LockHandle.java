@@ -26,11 +26,13 @@ public interface LockHandle extends AutoCloseable {
     boolean isHeld();
 
     /**
-     * Sets the remaining lease to {@code lease} if this handle still owns the lock. From then on the
-     * watchdog renews with this lease, so the lock's expiry in Redis and {@link #isHeld()} agree.
+     * Sets the remaining lease to {@code lease} if this handle still owns the lock. From then on the watchdog
+     * renews with this lease, every third of it, and {@link #isHeld()} counts with it, so the lock's expiry in
+     * Redis and {@code isHeld()} agree.
      *
      * @return {@code false} when the lock was lost (another owner's key is never touched)
-     * @throws StoreUnavailableException when Redis cannot be asked
+     * @throws StoreUnavailableException when Redis cannot be asked, at once while the application's circuit
+     *                                   breaker skips Redis after repeated failures
      */
     boolean extend(Duration lease);
 

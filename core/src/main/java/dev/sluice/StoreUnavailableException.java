@@ -22,11 +22,15 @@ public class StoreUnavailableException extends SluiceException {
         this.retryAfterMillis = -1;
     }
 
-    private StoreUnavailableException(long retryAfterMillis) {
-        // No stack trace: thrown for every call while the breaker is open, and the trace would say nothing.
-        super("Redis is being skipped after repeated failures (circuit breaker open); next attempt in "
-                + retryAfterMillis + " ms", null, false, false);
-        this.retryAfterMillis = retryAfterMillis;
+    /**
+     * The store was not asked because the circuit breaker is open; no stack trace, since it is thrown for every
+     * call meanwhile and the trace would say nothing.
+     *
+     * @param retryAfterMillis time until the breaker lets the next call through
+     */
+    protected StoreUnavailableException(String message, long retryAfterMillis) {
+        super(message, null, false, false);
+        this.retryAfterMillis = Math.max(0, retryAfterMillis);
     }
 
     /**
@@ -35,7 +39,8 @@ public class StoreUnavailableException extends SluiceException {
      * @param retryAfterMillis time until the breaker lets the next call through
      */
     public static StoreUnavailableException skipped(long retryAfterMillis) {
-        return new StoreUnavailableException(Math.max(0, retryAfterMillis));
+        return new StoreUnavailableException("Redis is being skipped after repeated failures (circuit breaker open);"
+                + " next attempt in " + retryAfterMillis + " ms", retryAfterMillis);
     }
 
     /** When the store was skipped by the open circuit breaker: the time until it is tried again. */

@@ -3,6 +3,7 @@ package dev.sluice.internal.lock;
 import dev.sluice.DistributedLock;
 import dev.sluice.LockHandle;
 import dev.sluice.LockNotAcquiredException;
+import dev.sluice.SluiceException;
 import dev.sluice.internal.metrics.GuardMetrics;
 
 import java.time.Duration;
@@ -10,20 +11,15 @@ import java.util.Optional;
 
 /**
  * A {@link DistributedLock} of a {@link LockService}: reentrancy from the service's hold table, then the
- * local gate, then attempts on the store, parking on {@link ReleaseSignals} between them. Thread-safe.
+ * local gate, then attempts on the store ({@link Contention}). Thread-safe.
  */
-final class DefaultDistributedLock implements DistributedLock {
+final class DefaultDistributedLock extends Guard<LockHandle> implements DistributedLock {
 
-    private final LockService service;
     private final String key;
-    private final String storeKey;
-    private final GuardMetrics metrics;
 
     DefaultDistributedLock(LockService service, String key, String storeKey, GuardMetrics metrics) {
-        this.service = service;
+        super(service, "lock", key, "lock '" + key + "'", storeKey, metrics, LockNotAcquiredException::new);
         this.key = key;
-        this.storeKey = storeKey;
-        this.metrics = metrics;
     }
 
     @Override
@@ -32,19 +28,7 @@ final class DefaultDistributedLock implements DistributedLock {
     }
 
     @Override
-    public LockHandle acquire(Duration lease, Duration maxWait) {
-        return acquire(lease, maxWait, true).orElseThrow();
-    }
-
-    @Override
-    public Optional<LockHandle> tryAcquire(Duration lease) {
-        return acquire(lease, Duration.ZERO, false);
-    }
-
-    private Optional<LockHandle> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
-        long started = System.nanoTime();
-        long leaseMillis = LockService.leaseMillis("lock", key, lease);
-        long deadline = started + LockService.maxWaitNanos("lock", key, maxWait);
+    Optional<LockHandle> acquire(long started, long leaseMillis, long deadline, boolean throwOnTimeout) {
         LockService.HoldKey holdKey = new LockService.HoldKey(Thread.currentThread(), storeKey);
         LockHold held = service.holds.get(holdKey);
         if (held != null) {
@@ -52,32 +36,33 @@ final class DefaultDistributedLock implements DistributedLock {
         }
         String owner = Owners.newToken();
         LockService.Gate gate = service.enterGate(storeKey);
+        Acquisition acquisition = new Acquisition(holdKey, gate, owner, leaseMillis, started);
+        Contention<LockHandle> contention = new Contention<>(this, acquisition, started);
         boolean gateTaken = false;
         boolean acquired = false;
         try {
             LockService.Turn turn = gate.enter(owner, leaseMillis);
             if (turn != null) {
-                turn.await(deadline);
+                turn.await(deadline, service.clock);
                 if (turn.state == LockService.Turn.WAITING) {
                     boolean interrupted = Thread.currentThread().isInterrupted();
                     if (gate.cancel(turn)) {
                         if (interrupted) {
-                            throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
+                            throw contention.interrupted();
                         }
-                        return timedOut(started, throwOnTimeout);
+                        return contention.timedOut(throwOnTimeout);
                     }
-                    turn.await(deadline); // claimed meanwhile: its outcome comes within one store call
+                    turn.await(deadline, service.clock); // claimed meanwhile: its outcome comes within one store call
                 }
                 gateTaken = true;
                 if (turn.state == LockService.Turn.GRANTED) {
                     acquired = true;
-                    return Optional.of(hold(holdKey, gate, owner, turn.fencingToken, leaseMillis, turn.grantedAtNanos,
-                            started));
+                    return Optional.of(acquisition.hold(turn.fencingToken, turn.grantedAtNanos));
                 }
             } else {
                 gateTaken = true;
             }
-            Optional<LockHandle> handle = contend(holdKey, gate, owner, leaseMillis, started, deadline, throwOnTimeout);
+            Optional<LockHandle> handle = contention.run(deadline, throwOnTimeout);
             acquired = handle.isPresent();
             return handle;
         } finally {
@@ -90,96 +75,54 @@ final class DefaultDistributedLock implements DistributedLock {
         }
     }
 
-    /** Attempts on the store while this thread holds the local gate, parking between them. */
-    private Optional<LockHandle> contend(LockService.HoldKey holdKey, LockService.Gate gate, String owner,
-                                         long leaseMillis, long started, long deadline, boolean throwOnTimeout) {
-        ReleaseSignals.Waiter waiter = null;
-        try {
-            while (true) {
-                long releasesSeen = service.signals.releases(storeKey);
-                long attemptStarted = System.nanoTime();
-                Attempt attempt = tryStore(owner, leaseMillis, started);
-                if (attempt.acquired()) {
-                    return Optional.of(hold(holdKey, gate, owner, attempt.fencingToken(), leaseMillis, attemptStarted,
-                            started));
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return timedOut(started, throwOnTimeout);
-                }
-                waiter = service.signals.park(waiter, storeKey, releasesSeen,
-                        Math.min(left, service.pollNanos(attempt.retryHintMillis())));
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new LockNotAcquiredException(key, waited(started), new InterruptedException());
-                }
-            }
-        } finally {
-            if (waiter != null) {
-                waiter.close();
-            }
+    /** One acquisition by one thread holding the local gate. */
+    private final class Acquisition implements Contention.Contender<LockHandle> {
+        private final LockService.HoldKey holdKey;
+        private final LockService.Gate gate;
+        private final String owner;
+        private final long leaseMillis;
+        private final long started;
+
+        Acquisition(LockService.HoldKey holdKey, LockService.Gate gate, String owner, long leaseMillis, long started) {
+            this.holdKey = holdKey;
+            this.gate = gate;
+            this.owner = owner;
+            this.leaseMillis = leaseMillis;
+            this.started = started;
         }
-    }
 
-    /**
-     * Records a granted acquisition: the hold, its lease and its watchdog.
-     *
-     * @param grantedAtNanos when the store call that granted the lock started (the lease counts from there)
-     */
-    private LockHandle hold(LockService.HoldKey holdKey, LockService.Gate gate, String owner, long fencingToken,
-                            long leaseMillis, long grantedAtNanos, long started) {
-        long acquiredAt = System.nanoTime();
-        metrics.acquired(acquiredAt - started);
-        LockHold hold = new LockHold(service, this, holdKey, owner, fencingToken, leaseMillis,
-                new Lease(grantedAtNanos, service.lockStore.validityMillis(leaseMillis), metrics::leaseLost),
-                gate, acquiredAt);
-        service.holds.put(holdKey, hold);
-        hold.startWatchdog(grantedAtNanos);
-        return hold.enter();
-    }
-
-    private Attempt tryStore(String owner, long leaseMillis, long started) {
-        Attempt attempt;
-        try {
-            attempt = service.lockStore.tryLock(storeKey, owner, leaseMillis);
-        } catch (RuntimeException e) {
-            metrics.redisError();
-            service.metrics.redis().failed(e);
-            throw failClosed(owner, started, e);
+        @Override
+        public Attempt attempt() {
+            return service.lockStore.tryLock(storeKey, owner, leaseMillis);
         }
-        service.metrics.redis().answered();
-        return attempt;
-    }
 
-    /**
-     * The attempt may have reached the store although its reply did not reach us (a timeout), so delete
-     * our lock if it is there; the compare-and-delete never touches another owner's lock.
-     */
-    private LockNotAcquiredException failClosed(String owner, long started, RuntimeException cause) {
-        try {
+        /** The compare-and-delete never touches another owner's lock. */
+        @Override
+        public void undo() {
             service.lockStore.unlock(storeKey, owner);
-        } catch (RuntimeException ignored) {
-            // Unreachable as well: the lease removes it.
         }
-        return new LockNotAcquiredException(key, waited(started), cause);
-    }
 
-    private Optional<LockHandle> timedOut(long started, boolean throwOnTimeout) {
-        metrics.timedOut();
-        if (throwOnTimeout) {
-            throw new LockNotAcquiredException(key, waited(started), null);
+        @Override
+        public LockHandle granted(Attempt attempt, long attemptStartedNanos) {
+            return hold(attempt.fencingToken(), attemptStartedNanos);
         }
-        return Optional.empty();
-    }
 
-    static Duration waited(long startedNanos) {
-        return Duration.ofNanos(System.nanoTime() - startedNanos);
-    }
+        /**
+         * Records a granted acquisition: the hold, its lease and its watchdog.
+         *
+         * @param grantedAtNanos when the store call that granted the lock started (the lease counts from there)
+         */
+        LockHandle hold(long fencingToken, long grantedAtNanos) {
+            long acquiredAt = service.clock.getAsLong();
+            metrics.acquired(acquiredAt - started);
+            Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, service.lockStore::validityMillis,
+                    metrics::leaseLost);
+            LockHold hold = new LockHold(service, DefaultDistributedLock.this, holdKey, owner, fencingToken, lease,
+                    gate, acquiredAt);
+            service.holds.put(holdKey, hold);
+            hold.startWatchdog(grantedAtNanos);
+            return hold.enter();
+        }
 
-    String storeKey() {
-        return storeKey;
-    }
-
-    GuardMetrics metrics() {
-        return metrics;
     }
 }

@@ -4,6 +4,7 @@ import dev.sluice.DistributedSemaphore;
 import dev.sluice.LockLostException;
 import dev.sluice.Permit;
 import dev.sluice.PermitNotAcquiredException;
+import dev.sluice.SluiceException;
 import dev.sluice.internal.metrics.GuardMetrics;
 
 import java.lang.System.Logger.Level;
@@ -15,22 +16,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A {@link DistributedSemaphore} of a {@link LockService}: attempts on the store, parking on
  * {@link ReleaseSignals} between them; every held permit is renewed by the watchdog. Thread-safe.
  */
-final class DefaultDistributedSemaphore implements DistributedSemaphore {
+final class DefaultDistributedSemaphore extends Guard<Permit> implements DistributedSemaphore {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
 
-    private final LockService service;
     private final String name;
-    private final String storeKey;
     private final int permits;
-    private final GuardMetrics metrics;
 
     DefaultDistributedSemaphore(LockService service, String name, String storeKey, int permits, GuardMetrics metrics) {
-        this.service = service;
+        super(service, "semaphore", name, "a permit of semaphore '" + name + "'", storeKey, metrics,
+                PermitNotAcquiredException::new);
         this.name = name;
-        this.storeKey = storeKey;
         this.permits = permits;
-        this.metrics = metrics;
     }
 
     @Override
@@ -44,91 +41,60 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
     }
 
     @Override
-    public Permit acquire(Duration lease, Duration maxWait) {
-        return acquire(lease, maxWait, true).orElseThrow();
+    Optional<Permit> acquire(long started, long leaseMillis, long deadline, boolean throwOnTimeout) {
+        Acquisition acquisition = new Acquisition(Owners.newToken(), leaseMillis, started);
+        return new Contention<>(this, acquisition, started).run(deadline, throwOnTimeout);
     }
 
-    @Override
-    public Optional<Permit> tryAcquire(Duration lease) {
-        return acquire(lease, Duration.ZERO, false);
-    }
+    /** One acquisition of a permit, under a permit id of its own. */
+    private final class Acquisition implements Contention.Contender<Permit> {
+        private final String permitId;
+        private final long leaseMillis;
+        private final long started;
 
-    private Optional<Permit> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
-        long started = System.nanoTime();
-        long leaseMillis = LockService.leaseMillis("semaphore", name, lease);
-        long deadline = started + LockService.maxWaitNanos("semaphore", name, maxWait);
-        String permitId = Owners.newToken();
-        ReleaseSignals.Waiter waiter = null;
-        try {
-            while (true) {
-                long releasesSeen = service.signals.releases(storeKey);
-                long attemptStarted = System.nanoTime();
-                Attempt attempt;
-                try {
-                    attempt = service.semaphoreStore.tryAcquire(storeKey, permitId, permits, leaseMillis);
-                } catch (RuntimeException e) {
-                    metrics.redisError();
-                    service.metrics.redis().failed(e);
-                    throw failClosed(permitId, started, e);
-                }
-                service.metrics.redis().answered();
-                if (attempt.acquired()) {
-                    long acquiredAt = System.nanoTime();
-                    metrics.acquired(acquiredAt - started);
-                    return Optional.of(new HeldPermit(permitId, leaseMillis,
-                            new Lease(attemptStarted, leaseMillis, metrics::leaseLost), attemptStarted, acquiredAt));
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    metrics.timedOut();
-                    if (throwOnTimeout) {
-                        throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started), null);
-                    }
-                    return Optional.empty();
-                }
-                waiter = service.signals.park(waiter, storeKey, releasesSeen,
-                        Math.min(left, service.pollNanos(attempt.retryHintMillis())));
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started),
-                            new InterruptedException());
-                }
-            }
-        } finally {
-            if (waiter != null) {
-                waiter.close();
-            }
+        Acquisition(String permitId, long leaseMillis, long started) {
+            this.permitId = permitId;
+            this.leaseMillis = leaseMillis;
+            this.started = started;
         }
-    }
 
-    /** The attempt may have been applied although its reply was lost; give the permit back if so. */
-    private PermitNotAcquiredException failClosed(String permitId, long started, RuntimeException cause) {
-        try {
+        @Override
+        public Attempt attempt() {
+            return service.semaphoreStore.tryAcquire(storeKey, permitId, permits, leaseMillis);
+        }
+
+        @Override
+        public void undo() {
             service.semaphoreStore.release(storeKey, permitId);
-        } catch (RuntimeException ignored) {
-            // Unreachable as well: the permit's lease reclaims it.
         }
-        return new PermitNotAcquiredException(name, DefaultDistributedLock.waited(started), cause);
+
+        @Override
+        public Permit granted(Attempt attempt, long attemptStartedNanos) {
+            long acquiredAt = service.clock.getAsLong();
+            metrics.acquired(acquiredAt - started);
+            Lease lease = new Lease(service.clock, attemptStartedNanos, leaseMillis, m -> m, metrics::leaseLost);
+            return new HeldPermit(permitId, lease, attemptStartedNanos, acquiredAt);
+        }
+
     }
 
     /** One held permit, renewed by the watchdog until closed. */
     private final class HeldPermit implements Permit, Watchdog.Renewable {
         private final String permitId;
-        private final long leaseMillis;
         private final Lease lease;
         private final Watchdog.Renewal renewal;
         private final long acquiredAtNanos;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        HeldPermit(String permitId, long leaseMillis, Lease lease, long grantedAtNanos, long acquiredAtNanos) {
+        HeldPermit(String permitId, Lease lease, long grantedAtNanos, long acquiredAtNanos) {
             this.permitId = permitId;
-            this.leaseMillis = leaseMillis;
             this.lease = lease;
             this.acquiredAtNanos = acquiredAtNanos;
-            this.renewal = service.watchdog.watch(lease, grantedAtNanos, leaseMillis, this);
+            this.renewal = service.watchdog.watch(lease, grantedAtNanos, this);
         }
 
         @Override
-        public boolean renew() {
+        public boolean renew(long leaseMillis) {
             boolean renewed = service.semaphoreStore.extend(storeKey, permitId, leaseMillis);
             if (renewed) {
                 metrics.renewed();
@@ -138,7 +104,7 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
 
         @Override
         public String describe() {
-            return "a permit of semaphore '" + name + "'";
+            return DefaultDistributedSemaphore.this.describe();
         }
 
         @Override
@@ -157,10 +123,10 @@ final class DefaultDistributedSemaphore implements DistributedSemaphore {
                 return;
             }
             renewal.cancel();
-            metrics.released(System.nanoTime() - acquiredAtNanos);
+            metrics.released(service.clock.getAsLong() - acquiredAtNanos);
             boolean released;
             try {
-                released = service.semaphoreStore.release(storeKey, permitId);
+                released = service.store(describe(), () -> service.semaphoreStore.release(storeKey, permitId));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
                         + "'; it is reclaimed after its lease", e);

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * Locks in this JVM's memory with the semantics of {@code lock_acquire.lua} and friends: leases on the
+ * Locks in this JVM's memory with the semantics of {@code lock-acquire.lua} and friends: leases on the
  * store's clock, compare-and-delete release, the same fencing-token rule. Used when no Redis is
  * configured (locks are then local to this JVM) and as the reference in the contract tests.
  *
@@ -65,13 +65,18 @@ public final class InProcessLockStore implements LockStore {
             sweep(now);
         }
         Entry current = locks.get(key);
-        if (current != null && current.expiresAtMicros > now) {
+        boolean retry = current != null && current.expiresAtMicros > now && current.owner.equals(owner);
+        if (current != null && current.expiresAtMicros > now && !retry) {
             return Attempt.refused(ceilMillis(current.expiresAtMicros - now));
         }
         locks.put(key, new Entry(owner, now + leaseMillis * 1000));
         String fenceKey = key + ":fence";
         Entry fence = fences.get(fenceKey);
         long last = fence == null || fence.expiresAtMicros <= now ? 0 : Long.parseLong(fence.owner);
+        if (retry && last != 0) {
+            // The caller owns it already (a retry): its lease again and the token it was issued, as the script does.
+            return Attempt.granted(last);
+        }
         long token = tokenAfter(last, now);
         fences.put(fenceKey, new Entry(Long.toString(token), now + FENCE_TTL_MILLIS * 1000));
         return Attempt.granted(token);

@@ -1,41 +1,74 @@
 package dev.sluice.internal.lock;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongPredicate;
+import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 
 /**
- * What a holder knows about its lease: until when it is certainly held (on this JVM's monotonic clock,
- * counted from the <em>start</em> of the store call that granted or renewed it, so network time only
- * shortens it), and whether the store has said it is gone. Thread-safe.
+ * What a holder knows about its lease: the lease it currently asks the store for, until when it is certainly
+ * held (on the lock path's monotonic clock, counted from the <em>start</em> of the store call that granted,
+ * renewed or extended it, so network time only shortens it), and whether the store has said it is gone.
+ *
+ * <p>Every store call that sets the lease (the watchdog's renewal, the holder's {@code extend}) goes through
+ * {@link #set}, one at a time, so the store's expiry and {@link #isHeld()} always follow the same call: a
+ * renewal asks for the lease the last extension set, never the one the lock was acquired with. Thread-safe.
  */
 final class Lease {
 
-    private final long validityNanos;
+    private final LongSupplier clock;
+    private final LongUnaryOperator validityMillis;
     private final Runnable onLost;
     private final AtomicBoolean lost = new AtomicBoolean();
+    private volatile long millis;
     private volatile long heldUntilNanos;
 
-    Lease(long startedNanos, long validityMillis) {
-        this(startedNanos, validityMillis, () -> { });
-    }
-
-    /** @param onLost run once, by whichever thread first finds the lease lost (metrics) */
-    Lease(long startedNanos, long validityMillis, Runnable onLost) {
-        this.validityNanos = validityMillis * 1_000_000L;
-        this.heldUntilNanos = startedNanos + validityNanos;
+    /**
+     * @param clock          the lock path's monotonic clock, in nanoseconds
+     * @param startedNanos   when the store call that granted the lease started
+     * @param millis         the lease granted
+     * @param validityMillis how long after the start of a successful store call setting a lease of {@code n}
+     *                       ms the holder may count on it (the lease itself, or less for Redlock's drift)
+     * @param onLost         run once, by whichever thread first finds the lease lost (metrics)
+     */
+    Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis, Runnable onLost) {
+        this.clock = clock;
+        this.validityMillis = validityMillis;
         this.onLost = onLost;
+        this.millis = millis;
+        this.heldUntilNanos = startedNanos + validityMillis.applyAsLong(millis) * 1_000_000L;
     }
 
-    /** A renewal that started at {@code startedNanos} succeeded. */
-    void renewed(long startedNanos) {
-        long until = startedNanos + validityNanos;
-        if (until - heldUntilNanos > 0) {
-            heldUntilNanos = until;
+    /** The lease, in milliseconds, that renewals ask the store for. */
+    long millis() {
+        return millis;
+    }
+
+    /**
+     * Sets the lease in the store to {@code newMillis} through {@code storeCall} (true when the store still had
+     * it), and the local view with it: held until the call's start plus the new validity, or lost. Calls are
+     * serialised, so a renewal and an extension never cross.
+     *
+     * @param newMillis the lease to set; {@link #millis()} for a renewal
+     * @throws RuntimeException from {@code storeCall} when the store cannot be reached (the view is unchanged)
+     */
+    synchronized boolean set(long newMillis, LongPredicate storeCall) {
+        long started = clock.getAsLong();
+        if (!storeCall.test(newMillis)) {
+            markLost();
+            return false;
         }
+        millis = newMillis;
+        heldUntilNanos = started + validityMillis.applyAsLong(newMillis) * 1_000_000L;
+        return true;
     }
 
-    /** An explicit extension that started at {@code startedNanos} set the lease to {@code validityMillis}. */
-    void extended(long startedNanos, long validityMillis) {
-        heldUntilNanos = startedNanos + validityMillis * 1_000_000L;
+    /**
+     * A renewal: {@link #set} to the current lease, read under the same lock as the call, so that an extension
+     * cannot slip in between and be undone.
+     */
+    synchronized boolean renew(LongPredicate storeCall) {
+        return set(millis, storeCall);
     }
 
     /** The store reported the lease gone (expired or taken over). */
@@ -51,6 +84,6 @@ final class Lease {
 
     /** Held unless the store said otherwise or no renewal has been confirmed for a whole lease. */
     boolean isHeld() {
-        return !lost.get() && heldUntilNanos - System.nanoTime() > 0;
+        return !lost.get() && heldUntilNanos - clock.getAsLong() > 0;
     }
 }

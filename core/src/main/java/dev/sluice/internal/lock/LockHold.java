@@ -3,6 +3,7 @@ package dev.sluice.internal.lock;
 import dev.sluice.LockHandle;
 import dev.sluice.LockLostException;
 import dev.sluice.SluiceException;
+import dev.sluice.StoreUnavailableException;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -10,8 +11,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One acquisition of a lock by one thread, shared by the handles of its reentrant acquisitions: the owner
- * token, the fencing token, the lease as the watchdog last confirmed it, and the reentrancy depth. The
- * outermost handle's close releases it in the store. Thread-safe.
+ * token, the fencing token, the lease as the store last confirmed it (its length is the last one set, by the
+ * acquisition or by {@code extend}), and the reentrancy depth. The outermost handle's close releases it in the
+ * store. Thread-safe.
  */
 final class LockHold implements Watchdog.Renewable {
 
@@ -22,7 +24,6 @@ final class LockHold implements Watchdog.Renewable {
     private final LockService.HoldKey holdKey;
     private final String owner;
     private final long fencingToken;
-    private final long leaseMillis;
     private final Lease lease;
     private final LockService.Gate gate;
     private final long acquiredAtNanos;
@@ -30,13 +31,12 @@ final class LockHold implements Watchdog.Renewable {
     private int depth;
 
     LockHold(LockService service, DefaultDistributedLock lock, LockService.HoldKey holdKey, String owner,
-             long fencingToken, long leaseMillis, Lease lease, LockService.Gate gate, long acquiredAtNanos) {
+             long fencingToken, Lease lease, LockService.Gate gate, long acquiredAtNanos) {
         this.service = service;
         this.lock = lock;
         this.holdKey = holdKey;
         this.owner = owner;
         this.fencingToken = fencingToken;
-        this.leaseMillis = leaseMillis;
         this.lease = lease;
         this.gate = gate;
         this.acquiredAtNanos = acquiredAtNanos;
@@ -44,21 +44,21 @@ final class LockHold implements Watchdog.Renewable {
 
     /** @param grantedAtNanos when the store call that granted the lock started */
     void startWatchdog(long grantedAtNanos) {
-        renewal = service.watchdog.watch(lease, grantedAtNanos, leaseMillis, this);
+        renewal = service.watchdog.watch(lease, grantedAtNanos, this);
     }
 
     @Override
-    public boolean renew() {
-        boolean renewed = service.lockStore.extend(lock.storeKey(), owner, leaseMillis);
+    public boolean renew(long leaseMillis) {
+        boolean renewed = service.lockStore.extend(lock.storeKey, owner, leaseMillis);
         if (renewed) {
-            lock.metrics().renewed();
+            lock.metrics.renewed();
         }
         return renewed;
     }
 
     @Override
     public String describe() {
-        return "lock '" + lock.key() + "'";
+        return lock.describe();
     }
 
     /** A new handle for a (re)entry by the holding thread; refused when the lease is known lost. */
@@ -84,11 +84,12 @@ final class LockHold implements Watchdog.Renewable {
         }
         service.holds.remove(holdKey, this);
         renewal.cancel();
-        lock.metrics().released(System.nanoTime() - acquiredAtNanos);
+        lock.metrics.released(service.clock.getAsLong() - acquiredAtNanos);
         LockService.Turn next = gate.claimNext();
         boolean released;
         try {
-            released = next == null ? service.lockStore.unlock(lock.storeKey(), owner) : handOver(next);
+            released = service.store(describe(), () -> next == null ? service.lockStore.unlock(lock.storeKey, owner)
+                    : handOver(next));
         } catch (RuntimeException e) {
             // The store is unreachable: the lock goes away when its lease runs out.
             LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its lease", e);
@@ -99,7 +100,7 @@ final class LockHold implements Watchdog.Renewable {
             } else {
                 next.contend(); // unless handOver granted it the lock; on any outcome, never left parked
             }
-            service.leaveGate(lock.storeKey(), gate);
+            service.leaveGate(lock.storeKey, gate);
         }
         if (!released || lease.isLost()) {
             lease.markLost();
@@ -117,27 +118,27 @@ final class LockHold implements Watchdog.Renewable {
      * @return whether this holder still held the lock
      */
     private boolean handOver(LockService.Turn next) {
-        long started = System.nanoTime();
-        LockStore.Handover handover = service.lockStore.handOver(lock.storeKey(), owner, next.owner, next.leaseMillis);
+        long started = service.clock.getAsLong();
+        LockStore.Handover handover = service.lockStore.handOver(lock.storeKey, owner, next.owner, next.leaseMillis);
         if (handover.attempt().acquired()) {
             next.grant(handover.attempt().fencingToken(), started);
         }
         return handover.released();
     }
 
+    /** Sets the lease in the store and here at once; renewals from now on ask for the new lease. */
     private boolean extend(Duration newLease) {
         long millis = LockService.leaseMillis("lock", lock.key(), newLease);
-        long started = System.nanoTime();
+        long started = service.clock.getAsLong();
         boolean ok;
         try {
-            ok = service.lockStore.extend(lock.storeKey(), owner, millis);
+            ok = lease.set(millis, m -> service.store(describe(),
+                    () -> service.lockStore.extend(lock.storeKey, owner, m)));
         } catch (RuntimeException e) {
-            throw new SluiceException("Could not extend lock '" + lock.key() + "': " + e.getMessage(), e);
+            throw new StoreUnavailableException("Could not extend lock '" + lock.key() + "': " + e.getMessage(), e);
         }
         if (ok) {
-            lease.extended(started, service.lockStore.validityMillis(millis));
-        } else {
-            lease.markLost();
+            renewal.leaseChanged(started);
         }
         return ok;
     }

@@ -7,9 +7,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Lua scripts of locks and semaphores, bundled or replaced by {@code sluice.script.<name>}. Immutable.
+ * The Lua scripts of locks and semaphores, bundled or replaced by {@code sluice.script.<name>}. A hand-off is
+ * {@code lock-acquire} passed the holder, so that fencing tokens are issued in one script only. Immutable.
  */
-public record LockScripts(LuaScript lockAcquire, LuaScript lockRelease, LuaScript lockHandoff, LuaScript lockExtend,
+public record LockScripts(LuaScript lockAcquire, LuaScript lockRelease, LuaScript lockExtend,
                           LuaScript lockFence,
                           LuaScript semaphoreAcquire, LuaScript semaphoreRelease, LuaScript semaphoreExtend) {
 
@@ -22,7 +23,6 @@ public record LockScripts(LuaScript lockAcquire, LuaScript lockRelease, LuaScrip
         java.util.function.Function<String, Optional<String>> config =
                 key -> Optional.ofNullable(overrides.get(key.substring(prefix.length())));
         return new LockScripts(LuaScript.load("lock-acquire", config), LuaScript.load("lock-release", config),
-                LuaScript.load("lock-handoff", config),
                 LuaScript.load("lock-extend", config), LuaScript.load("lock-fence", config),
                 LuaScript.load("semaphore-acquire", config), LuaScript.load("semaphore-release", config),
                 LuaScript.load("semaphore-extend", config));
@@ -30,7 +30,7 @@ public record LockScripts(LuaScript lockAcquire, LuaScript lockRelease, LuaScrip
 
     /** Every script, for preloading (which also checks that replacements compile). */
     public List<LuaScript> all() {
-        return List.of(lockAcquire, lockRelease, lockHandoff, lockExtend, lockFence, semaphoreAcquire, semaphoreRelease,
+        return List.of(lockAcquire, lockRelease, lockExtend, lockFence, semaphoreAcquire, semaphoreRelease,
                 semaphoreExtend);
     }
 }

@@ -2,9 +2,11 @@ package dev.sluice.internal.lock;
 
 import dev.sluice.DistributedLock;
 import dev.sluice.DistributedSemaphore;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.RedisSettings;
-import dev.sluice.internal.redis.KeyMaterial;
 import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.redis.CircuitBreaker;
+import dev.sluice.internal.redis.KeyMaterial;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -13,6 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The locks and semaphores of one application over one {@link LockStore} and {@link SemaphoreStore}: it
@@ -25,6 +29,12 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Metrics go to the application's {@link SluiceMetrics} under the lock's <em>name</em>, never its key:
  * a {@code @Locked} method's name, or for a programmatic lock its key only when that is a registered lock
  * name (else {@link SluiceMetrics#OTHER}), since keys may carry request data.
+ *
+ * <p>Every store call a caller waits for ({@link #store}) meets the application's {@link CircuitBreaker}: while it
+ * is open the call fails at once with {@link StoreUnavailableException}, and every outcome counts in it. Renewals
+ * stay outside it, so a breaker opened by other callers never costs a holder its lease. Time on the lock path
+ * (leases, deadlines, the watchdog) is read from one injected monotonic clock, the watchdog's
+ * ({@link Watchdog#clock()}), so tests move it instead of waiting for leases to run out.
  */
 public final class LockService implements AutoCloseable {
 
@@ -141,11 +151,11 @@ public final class LockService implements AutoCloseable {
         }
 
         /** Parks until claimed and resolved, or until {@code deadline} while still unclaimed, or interrupted. */
-        void await(long deadline) {
+        void await(long deadline, LongSupplier clock) {
             boolean interrupted = false;
             while (state < GRANTED) {
                 if (state == WAITING) {
-                    long left = deadline - System.nanoTime();
+                    long left = deadline - clock.getAsLong();
                     if (left <= 0 || Thread.currentThread().isInterrupted()) {
                         return;
                     }
@@ -162,11 +172,31 @@ public final class LockService implements AutoCloseable {
         }
     }
 
+    /**
+     * How a service behaves besides its stores. Immutable.
+     *
+     * @param maxPollMillis upper bound of a waiter's fallback poll (a waiter polls no later than the holder's
+     *                      remaining lease either); {@link #DEFAULT_MAX_POLL_MILLIS} by default
+     * @param metrics       where acquisitions, holds, timeouts, lost leases and renewals are counted
+     * @param breaker       the application's circuit breaker over its store
+     */
+    public record Options(long maxPollMillis, SluiceMetrics metrics, CircuitBreaker breaker) {
+
+        /** Defaults for a service on its own: metrics published nowhere, a breaker that never opens. */
+        public static Options of(Watchdog watchdog, long maxPollMillis) {
+            return new Options(maxPollMillis, SluiceMetrics.unpublished(RedisSettings.none()),
+                    new CircuitBreaker(Integer.MAX_VALUE, java.time.Duration.ZERO, watchdog.clock(), "the lock store"));
+        }
+    }
+
     final LockStore lockStore;
     final SemaphoreStore semaphoreStore;
     final ReleaseSignals signals;
     final Watchdog watchdog;
     final SluiceMetrics metrics;
+    final LongSupplier clock;
+    final Cleanups cleanups;
+    private final CircuitBreaker breaker;
     private final String keyPrefix;
     private final long maxPollNanos;
     final Map<HoldKey, LockHold> holds = new ConcurrentHashMap<>();
@@ -174,7 +204,7 @@ public final class LockService implements AutoCloseable {
 
     /**
      * @param signals where releases are announced; the stores (or the Redis subscriber) signal it
-     * @param watchdog renews leases; closed with this service
+     * @param watchdog renews leases and supplies the clock; closed with this service
      */
     public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
                        Watchdog watchdog, String keyPrefix) {
@@ -187,20 +217,58 @@ public final class LockService implements AutoCloseable {
      */
     public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
                        Watchdog watchdog, String keyPrefix, long maxPollMillis) {
-        this(lockStore, semaphoreStore, signals, watchdog, keyPrefix, maxPollMillis,
-                SluiceMetrics.unpublished(RedisSettings.none()));
+        this(lockStore, semaphoreStore, signals, watchdog, keyPrefix, Options.of(watchdog, maxPollMillis));
     }
 
-    /** @param metrics where acquisitions, holds, timeouts, lost leases and renewals are counted */
     public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
-                       Watchdog watchdog, String keyPrefix, long maxPollMillis, SluiceMetrics metrics) {
-        this.metrics = metrics;
-        this.maxPollNanos = TimeUnit.MILLISECONDS.toNanos(maxPollMillis);
+                       Watchdog watchdog, String keyPrefix, Options options) {
+        this.metrics = options.metrics();
+        this.maxPollNanos = TimeUnit.MILLISECONDS.toNanos(options.maxPollMillis());
+        this.breaker = options.breaker();
+        this.clock = watchdog.clock();
         this.lockStore = lockStore;
         this.semaphoreStore = semaphoreStore;
         this.signals = signals;
         this.watchdog = watchdog;
+        this.cleanups = new Cleanups(watchdog::execute);
         this.keyPrefix = keyPrefix;
+    }
+
+    /**
+     * One store call a caller waits for, through the breaker: refused at once while it is open, and its outcome
+     * counted in it and in the Redis status.
+     *
+     * @param what for the message when refused, e.g. {@code lock 'order:42'}
+     * @throws StoreUnavailableException when the breaker is open
+     * @throws RuntimeException from {@code call} when the store cannot be reached
+     */
+    <T> T store(String what, Supplier<T> call) {
+        long ticket = breaker.enter();
+        if (ticket == CircuitBreaker.REFUSED) {
+            long wait = breaker.millisUntilProbe();
+            throw new Skipped("Sluice: " + what + " was not tried: the store failed repeatedly and is skipped for "
+                    + "another " + wait + " ms", wait);
+        }
+        T result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            breaker.onFailure(ticket, e);
+            metrics.redis().failed(e);
+            throw e;
+        }
+        breaker.onSuccess(ticket);
+        metrics.redis().answered();
+        return result;
+    }
+
+    /** A store call the open breaker did not let through: nothing reached the store, so nothing is to undo. */
+    static final class Skipped extends StoreUnavailableException {
+        private static final long serialVersionUID = 1L;
+
+        Skipped(String message, long retryAfterMillis) {
+            super(message, retryAfterMillis);
+        }
     }
 
     /**

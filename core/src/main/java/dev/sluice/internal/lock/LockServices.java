@@ -6,36 +6,46 @@ import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
-import dev.sluice.internal.runtime.SluiceRuntime;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Builds the {@link LockService} of a runtime from its configuration: the in-process stores when no Redis
- * is configured; otherwise the Redis stores on the application's pool with one release subscriber; with
- * {@code sluice.redis.redlock-nodes}, locks over those masters (one client and one subscriber each) while
- * semaphores stay on the application's Redis. Stateless.
+ * Builds the {@link LockService} of an application from the parts its runtime hands over (configuration,
+ * Redis connection, metrics, circuit breaker), so that locks know nothing of the runtime: the in-process stores
+ * when no Redis is configured; otherwise the Redis stores on the application's pool with one release subscriber;
+ * with {@code sluice.redis.redlock-nodes}, locks over those masters (one client and one subscriber each) while
+ * semaphores stay on the application's Redis. The watchdog (the container's managed scheduler when there is
+ * one) also runs the clean-ups. Stateless.
  */
 public final class LockServices {
 
     private LockServices() {
     }
 
-    /** The lock service for {@code runtime}; the caller closes it with the runtime. */
-    public static LockService create(SluiceRuntime runtime) {
-        SluiceConfig config = runtime.config();
+    /**
+     * The lock service of an application; the caller closes it with the application's runtime.
+     *
+     * @param redis   the application's connection; empty for the in-process store
+     * @param breaker the application's circuit breaker, which lock and semaphore calls share with rate limits
+     */
+    public static LockService create(SluiceConfig config, Optional<RedisConnector> redis, SluiceMetrics metrics,
+                                     CircuitBreaker breaker) {
+        Watchdog watchdog = Watchdog.create(System::nanoTime);
+        LockService.Options options = new LockService.Options(LockService.DEFAULT_MAX_POLL_MILLIS, metrics, breaker);
         if (config.redis().mode() == RedisSettings.Mode.IN_PROCESS) {
             ReleaseSignals signals = new ReleaseSignals();
             return new LockService(new InProcessLockStore(signals), new InProcessSemaphoreStore(signals), signals,
-                    Watchdog.create(), config.keyPrefix(), LockService.DEFAULT_MAX_POLL_MILLIS, runtime.metrics());
+                    watchdog, config.keyPrefix(), options);
         }
-        RedisConnector redis = runtime.redis().orElseThrow(() -> new SluiceException(
-                "Sluice: Redis is configured but this runtime has no Redis connection"));
-        return redis(redis, config, Watchdog.create(), runtime.metrics());
+        RedisConnector connector = redis.orElseThrow(() -> new SluiceException(
+                "Sluice: Redis is configured but this application has no Redis connection"));
+        return redis(connector, config, watchdog, options);
     }
 
     /** The release channel of an application: {@code <prefix>:released}; its messages are store keys. */
@@ -43,13 +53,14 @@ public final class LockServices {
         return keyPrefix + ":released";
     }
 
-    /** A lock service on {@code redis} (and on the Redlock masters when configured), its metrics published nowhere. */
+    /** A lock service on {@code redis} (and on the Redlock masters when configured), on its own (tests). */
     public static LockService redis(RedisConnector redis, SluiceConfig config, Watchdog watchdog) {
-        return redis(redis, config, watchdog, SluiceMetrics.unpublished(config.redis()));
+        return redis(redis, config, watchdog, LockService.Options.of(watchdog, LockService.DEFAULT_MAX_POLL_MILLIS));
     }
 
     /** A lock service on {@code redis} (and on the Redlock masters when configured). */
-    public static LockService redis(RedisConnector redis, SluiceConfig config, Watchdog watchdog, SluiceMetrics metrics) {
+    public static LockService redis(RedisConnector redis, SluiceConfig config, Watchdog watchdog,
+                                    LockService.Options options) {
         LockScripts scripts = LockScripts.load(config.scripts());
         ScriptExecutor executor = ScriptExecutor.of(redis);
         executor.preload(scripts.all());
@@ -64,8 +75,7 @@ public final class LockServices {
             locks = redlock(config, scripts, channel, signals, resources);
         }
         SemaphoreStore semaphores = new RedisSemaphoreStore(executor, scripts, channel);
-        return new LockService(closing(locks, resources), semaphores, signals, watchdog, config.keyPrefix(),
-                LockService.DEFAULT_MAX_POLL_MILLIS, metrics);
+        return new LockService(closing(locks, resources), semaphores, signals, watchdog, config.keyPrefix(), options);
     }
 
     private static LockStore redlock(SluiceConfig config, LockScripts scripts, String channel,

@@ -5,10 +5,10 @@ import dev.sluice.internal.redis.ScriptExecutor;
 import java.util.List;
 
 /**
- * Locks on one Redis (standalone, Sentinel or Cluster): {@code lock-acquire.lua} (SET NX PX plus the fencing
- * counter; a refusal marks the lock as awaited), {@code lock-release.lua} (compare-and-delete, plus PUBLISH
- * when marked), {@code lock-handoff.lua} (the holder's lock passed to the next local thread unless another
- * instance waits) and {@code lock-extend.lua} (compare-and-PEXPIRE), each one {@code EVALSHA}. The lock, its
+ * Locks on one Redis (standalone, Sentinel or Cluster): {@code lock-acquire.lua} (take the lock if free or already
+ * the caller's, plus the fencing counter; a refusal marks the lock as awaited; given a holder, the holder's lock
+ * passed to the next local thread unless another instance waits), {@code lock-release.lua} (compare-and-delete,
+ * plus PUBLISH when marked) and {@code lock-extend.lua} (compare-and-PEXPIRE), each one {@code EVALSHA}. The lock, its
  * counter ({@code :fence}) and its waiters mark ({@code :waiters}) share a hash slot through the braces of
  * {@code <prefix>:lock:{<material>}}. Thread-safe.
  */
@@ -40,7 +40,7 @@ public final class RedisLockStore implements LockStore {
         return attempt(reply);
     }
 
-    /** {@code {1, fencing token, ...}} or {@code {0, the holder's PTTL, ...}}, as the acquire and hand-off scripts reply. */
+    /** {@code {1, fencing token, held}} or {@code {0, the holder's PTTL, held}}, as {@code lock-acquire.lua} replies. */
     private static Attempt attempt(List<?> reply) {
         long value = (Long) reply.get(1);
         if ((Long) reply.get(0) == 1L) {
@@ -57,8 +57,8 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public Handover handOver(String key, String holder, String next, long leaseMillis) {
-        List<?> reply = (List<?>) executor.eval(scripts.lockHandoff(), List.of(key, key + ":fence", waitersKey(key)),
-                List.of(holder, next, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN, channel));
+        List<?> reply = (List<?>) executor.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
+                List.of(next, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN, holder, channel));
         return new Handover((Long) reply.get(2) == 1L, attempt(reply));
     }
 

@@ -11,9 +11,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
- * Renews the lease of every held lock and permit every third of its lease, so a holder that runs longer
+ * Renews the lease of every held lock and permit every third of its current lease (the one its last
+ * {@code extend} set, if any), so a holder that runs longer
  * than its lease keeps it while its JVM is alive, and a holder that dies frees it within one lease.
  *
  * <p>Held leases sit in one concurrent set, swept by one task that renews those that are due and then
@@ -29,7 +31,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>A renewal that finds the lease gone marks it lost for good; a renewal that fails (store unreachable)
  * is retried at the next period, and the lease counts as lost once no renewal has been confirmed for a
- * whole lease. Thread-safe.
+ * whole lease.
+ *
+ * <p>Time is the lock path's one clock (see {@link LockService}); it also runs, bounded and fire-and-forget,
+ * the clean-ups of calls whose reply was lost ({@link #execute}). Thread-safe.
  */
 public final class Watchdog implements AutoCloseable {
 
@@ -50,8 +55,8 @@ public final class Watchdog implements AutoCloseable {
 
     /** What the watchdog renews: one held lock or permit. */
     interface Renewable {
-        /** One renewal step: true when the store confirmed the lease, false when it is gone. */
-        boolean renew();
+        /** One renewal in the store, to {@code leaseMillis}: true when the store confirmed it, false when it is gone. */
+        boolean renew(long leaseMillis);
 
         /** For the log: {@code lock 'order:42'}. */
         String describe();
@@ -60,24 +65,35 @@ public final class Watchdog implements AutoCloseable {
     private final ScheduledExecutorService executor;
     /** Our own scheduler, or null when the container's managed one is used. */
     private final ScheduledThreadPoolExecutor own;
+    private final LongSupplier clock;
     private final Set<Renewal> watched = ConcurrentHashMap.newKeySet();
     /** The one sweep that is scheduled and not started yet, or null. */
     private final AtomicReference<Sweep> next = new AtomicReference<>();
     private volatile boolean closed;
 
-    private Watchdog(ScheduledExecutorService executor, ScheduledThreadPoolExecutor own) {
+    private Watchdog(ScheduledExecutorService executor, ScheduledThreadPoolExecutor own, LongSupplier clock) {
         this.executor = executor;
         this.own = own;
+        this.clock = clock;
     }
 
-    /** The container's managed scheduler when available from this thread's naming context, else our own. */
-    public static Watchdog create() {
+    /**
+     * The container's managed scheduler when available from this thread's naming context, else our own.
+     *
+     * @param clock the lock path's monotonic clock in nanoseconds, {@code System::nanoTime} outside tests
+     */
+    public static Watchdog create(LongSupplier clock) {
         ScheduledExecutorService managed = lookupManaged();
-        return managed != null ? new Watchdog(managed, null) : ownScheduler();
+        return managed != null ? new Watchdog(managed, null, clock) : ownScheduler(clock);
+    }
+
+    /** A watchdog on daemon threads of its own and the JVM's monotonic clock. */
+    public static Watchdog ownScheduler() {
+        return ownScheduler(System::nanoTime);
     }
 
     /** A watchdog on daemon threads of its own (tests, Java SE, servers without Jakarta Concurrency). */
-    public static Watchdog ownScheduler() {
+    public static Watchdog ownScheduler(LongSupplier clock) {
         // Two threads, so that a sweep stuck on one slow renewal does not hold up the next.
         ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(2, r -> {
             Thread t = new Thread(r, "sluice-watchdog-" + THREADS.incrementAndGet());
@@ -86,12 +102,31 @@ public final class Watchdog implements AutoCloseable {
         });
         own.setRemoveOnCancelPolicy(true);
         own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        return new Watchdog(own, own);
+        return new Watchdog(own, own, clock);
     }
 
     /** A watchdog on a given scheduler, which the caller owns and shuts down (tests). */
     static Watchdog on(ScheduledExecutorService executor) {
-        return new Watchdog(executor, null);
+        return on(executor, System::nanoTime);
+    }
+
+    /** A watchdog on a given scheduler and clock, which the caller owns (tests). */
+    static Watchdog on(ScheduledExecutorService executor, LongSupplier clock) {
+        return new Watchdog(executor, null, clock);
+    }
+
+    /** The lock path's clock: monotonic nanoseconds, compared by difference only. */
+    LongSupplier clock() {
+        return clock;
+    }
+
+    /**
+     * Runs {@code task} soon on this watchdog's scheduler, never on the caller's thread.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException when the scheduler is shut down (undeploy)
+     */
+    void execute(Runnable task) {
+        executor.execute(task);
     }
 
     private static ScheduledExecutorService lookupManaged() {
@@ -105,15 +140,18 @@ public final class Watchdog implements AutoCloseable {
     }
 
     /**
-     * Renews {@code lease} every {@code leaseMillis / 3}, counted from the start of the store call that granted
+     * Renews {@code lease} every third of its current lease, counted from the start of the store call that granted
      * it ({@code startedNanos}), until {@link Renewal#cancel()} or until the lease is found lost.
      */
-    Renewal watch(Lease lease, long startedNanos, long leaseMillis, Renewable target) {
-        long period = TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3));
-        Renewal renewal = new Renewal(lease, period, startedNanos + period, target);
+    Renewal watch(Lease lease, long startedNanos, Renewable target) {
+        Renewal renewal = new Renewal(lease, startedNanos + periodNanos(lease), target);
         watched.add(renewal);
         sweepBy(renewal.dueNanos);
         return renewal;
+    }
+
+    private static long periodNanos(Lease lease) {
+        return TimeUnit.MILLISECONDS.toNanos(Math.max(1, lease.millis() / 3));
     }
 
     /** Number of leases being renewed (for tests). */
@@ -134,7 +172,7 @@ public final class Watchdog implements AutoCloseable {
                     scheduled.cancel();
                 }
                 try {
-                    sweep.future = executor.schedule(sweep, Math.max(0, dueNanos - System.nanoTime()),
+                    sweep.future = executor.schedule(sweep, Math.max(0, dueNanos - clock.getAsLong()),
                             TimeUnit.NANOSECONDS);
                 } catch (RuntimeException e) {
                     // Shut down (undeploy): nothing is renewed any more, as before.
@@ -172,17 +210,17 @@ public final class Watchdog implements AutoCloseable {
     }
 
     private void sweep() {
-        long started = System.nanoTime();
+        long started = clock.getAsLong();
         if (anyDue(started)) {
             // Should this sweep hang on one renewal, the next starts beside it once the allowance is over and
             // shares out the remaining leases with it (each is claimed by one sweep at a time).
             sweepBy(started + STALL_ALLOWANCE_NANOS);
         }
         for (Renewal r : watched) {
-            if (r.isDue(System.nanoTime()) && r.claim()) {
+            if (r.isDue(clock.getAsLong()) && r.claim()) {
                 try {
                     // Checked again: another sweep may have renewed it between our look and our claim.
-                    if (r.isDue(System.nanoTime())) {
+                    if (r.isDue(clock.getAsLong())) {
                         r.renew();
                     }
                 } finally {
@@ -220,15 +258,15 @@ public final class Watchdog implements AutoCloseable {
     /** A watched lease; cancel it when the lock or permit is released. */
     final class Renewal {
         private final Lease lease;
-        private final long periodNanos;
         private final Renewable target;
         private final int hash = ThreadLocalRandom.current().nextInt();
         private final AtomicBoolean busy = new AtomicBoolean();
+        private volatile long periodNanos;
         private volatile long dueNanos;
 
-        private Renewal(Lease lease, long periodNanos, long dueNanos, Renewable target) {
+        private Renewal(Lease lease, long dueNanos, Renewable target) {
             this.lease = lease;
-            this.periodNanos = periodNanos;
+            this.periodNanos = periodNanos(lease);
             this.dueNanos = dueNanos;
             this.target = target;
         }
@@ -236,6 +274,16 @@ public final class Watchdog implements AutoCloseable {
         /** Stops renewing; a renewal already under way finishes. */
         void cancel() {
             watched.remove(this);
+        }
+
+        /**
+         * The holder set a new lease in a store call that started at {@code startedNanos}: the next renewal is a
+         * third of the new lease from then (sooner than planned when the lease was shortened).
+         */
+        void leaseChanged(long startedNanos) {
+            periodNanos = periodNanos(lease);
+            dueNanos = startedNanos + periodNanos;
+            sweepBy(dueNanos);
         }
 
         /** Due, or less than a tenth of its period from due: renewing a little early saves a sweep. */
@@ -256,15 +304,14 @@ public final class Watchdog implements AutoCloseable {
                 watched.remove(this);
                 return;
             }
-            long started = System.nanoTime();
+            long started = clock.getAsLong();
             // Whatever happens, the next attempt is one period from this one, as with a fixed-rate task.
+            periodNanos = periodNanos(lease);
             dueNanos = started + periodNanos;
             try {
-                if (target.renew()) {
-                    lease.renewed(started);
+                if (lease.renew(target::renew)) {
                     return;
                 }
-                lease.markLost();
                 watched.remove(this);
                 LOG.log(Level.WARNING, "Sluice: the lease of " + target.describe() + " ran out before it was "
                         + "released; another holder may have overlapped with this one");

@@ -187,7 +187,7 @@ public final class SluiceRuntime implements AutoCloseable {
             synchronized (closeables) {
                 l = locks;
                 if (l == null) {
-                    l = LockServices.create(this);
+                    l = LockServices.create(config, redis(), metrics, breaker);
                     closeables.add(l);
                     locks = l;
                 }

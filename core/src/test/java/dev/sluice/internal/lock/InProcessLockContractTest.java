@@ -5,10 +5,11 @@ class InProcessLockContractTest extends LockContractTest {
 
     @Override
     StoreFixture fixture() {
-        ReleaseSignals signals = new ReleaseSignals();
-        InProcessLockStore locks = new InProcessLockStore(signals);
-        InProcessSemaphoreStore semaphores = new InProcessSemaphoreStore(signals);
         return new StoreFixture() {
+            private final ReleaseSignals signals = new ReleaseSignals();
+            private final InProcessLockStore locks = new InProcessLockStore(clock::micros, signals);
+            private final InProcessSemaphoreStore semaphores = new InProcessSemaphoreStore(clock::micros, signals);
+
             @Override
             Parts newParts() {
                 return new Parts(locks, semaphores, signals, () -> { });

@@ -46,6 +46,24 @@ class RedisLockContractTest extends LockContractTest {
     }
 
     @Test
+    void handOverWhoseReplyWasLostLeavesTheLockToItsNewOwner() {
+        // The hand-off ran in Redis but its reply was lost: a retry, and the new owner's own attempt, must find the
+        // lock theirs instead of refusing them against their own token (which orphans the lock for a lease).
+        LockService service = fixture.service();
+        String storeKey = service.lockKey("lost-handoff");
+        assertThat(service.lockStore.tryLock(storeKey, "holder", LONG_LEASE.toMillis()).acquired()).isTrue();
+        LockStore.Handover ran = service.lockStore.handOver(storeKey, "holder", "next", LONG_LEASE.toMillis());
+        LockStore.Handover retried = service.lockStore.handOver(storeKey, "holder", "next", LONG_LEASE.toMillis());
+        Attempt nextsOwnAttempt = service.lockStore.tryLock(storeKey, "next", LONG_LEASE.toMillis());
+
+        assertThat(ran.attempt().acquired()).isTrue();
+        assertThat(retried.released()).isTrue();
+        assertThat(retried.attempt()).isEqualTo(ran.attempt());
+        assertThat(nextsOwnAttempt).isEqualTo(ran.attempt());
+        assertThat(service.lockStore.unlock(storeKey, "next")).isTrue();
+    }
+
+    @Test
     void handOverReleasesAndPublishesInsteadWhenAnotherInstanceWaits() throws Exception {
         Counted counted = countingService();
         LockService service = counted.service();

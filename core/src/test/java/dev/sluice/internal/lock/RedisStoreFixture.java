@@ -1,10 +1,13 @@
 package dev.sluice.internal.lock;
 
 import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.test.RedisServer;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -14,7 +17,25 @@ import java.util.function.Supplier;
  */
 final class RedisStoreFixture extends StoreFixture {
 
+    /** Moves one key's expiry (and its permits' expiry scores) back by ARGV[1] ms, as if that much time had passed. */
+    private static final LuaScript ELAPSE = LuaScript.of("test-elapse", String.join("\n",
+            "local by = tonumber(ARGV[1])",
+            "if redis.call('TYPE', KEYS[1]).ok == 'zset' then",
+            "  local permits = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')",
+            "  for i = 1, #permits, 2 do",
+            "    redis.call('ZADD', KEYS[1], tonumber(permits[i + 1]) - by, permits[i])",
+            "  end",
+            "end",
+            "local ttl = redis.call('PTTL', KEYS[1])",
+            "if ttl > 0 and ttl <= by then",
+            "  redis.call('DEL', KEYS[1])",
+            "elseif ttl > 0 then",
+            "  redis.call('PEXPIRE', KEYS[1], ttl - by)",
+            "end",
+            "return 1"), "RedisStoreFixture");
+
     private final Supplier<RedisSettings> settings;
+    private RedisConnector timeMachine;
 
     RedisStoreFixture(RedisServer redis) {
         this(redis::settings);
@@ -22,6 +43,28 @@ final class RedisStoreFixture extends StoreFixture {
 
     RedisStoreFixture(Supplier<RedisSettings> settings) {
         this.settings = settings;
+    }
+
+    @Override
+    void elapse(Duration by, String... storeKeys) {
+        super.elapse(by, storeKeys);
+        if (timeMachine == null) {
+            timeMachine = RedisConnector.connect(settings.get());
+        }
+        ScriptExecutor executor = ScriptExecutor.of(timeMachine);
+        for (String key : storeKeys) {
+            for (String k : List.of(key, key + ":fence", key + ":waiters")) {
+                executor.eval(ELAPSE, List.of(k), List.of(Long.toString(by.toMillis())));
+            }
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        super.close();
+        if (timeMachine != null) {
+            timeMachine.close();
+        }
     }
 
     @Override

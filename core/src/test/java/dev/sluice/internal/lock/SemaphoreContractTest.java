@@ -31,6 +31,8 @@ import static org.awaitility.Awaitility.await;
 abstract class SemaphoreContractTest {
 
     static final Duration LEASE = Duration.ofSeconds(30);
+    /** A lease the tests let run out with {@link StoreFixture#elapse}; long enough that real time never does. */
+    static final Duration SHORT_LEASE = Duration.ofSeconds(3);
 
     StoreFixture fixture;
 
@@ -141,9 +143,11 @@ abstract class SemaphoreContractTest {
     void expiredPermitIsReclaimedAndItsHolderLearnsItWhenReturningIt() {
         LockService stalled = fixture.stalledService();
         LockService other = fixture.service();
-        Permit old = stalled.semaphore("solo", 1).acquire(Duration.ofMillis(200), Duration.ZERO);
+        Permit old = stalled.semaphore("solo", 1).acquire(SHORT_LEASE, Duration.ZERO);
+        assertThat(other.semaphore("solo", 1).tryAcquire(LEASE)).isEmpty();
 
-        try (Permit current = other.semaphore("solo", 1).acquire(LEASE, Duration.ofSeconds(5))) {
+        fixture.elapse(SHORT_LEASE.plusSeconds(1), stalled.semaphoreKey("solo"));
+        try (Permit current = other.semaphore("solo", 1).tryAcquire(LEASE).orElseThrow()) {
             assertThat(old.isHeld()).isFalse();
             assertThatThrownBy(old::close).isInstanceOf(LockLostException.class).hasMessageContaining("solo");
             assertThat(current.isHeld()).isTrue();
@@ -152,16 +156,17 @@ abstract class SemaphoreContractTest {
     }
 
     @Test
-    void watchdogKeepsAShortPermitLeaseAlive() throws Exception {
-        LockService holder = fixture.service();
+    void watchdogKeepsAShortPermitLeaseAlive() {
+        ManualScheduler watchdog = new ManualScheduler();
+        LockService holder = fixture.serviceRenewingBy(watchdog);
         LockService contender = fixture.service();
-        try (Permit p = holder.semaphore("slow", 1).acquire(Duration.ofMillis(600), Duration.ZERO)) {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1800);
-            while (System.nanoTime() < end) {
+        try (Permit p = holder.semaphore("slow", 1).acquire(SHORT_LEASE, Duration.ZERO)) {
+            for (int third = 1; third <= 9; third++) {
                 // The scenario: a holder running three leases long while another keeps trying.
-                assertThat(contender.semaphore("slow", 1).tryAcquire(LEASE)).isEmpty();
+                fixture.elapse(SHORT_LEASE.dividedBy(3), holder.semaphoreKey("slow"));
+                watchdog.runPending();
+                assertThat(contender.semaphore("slow", 1).tryAcquire(LEASE)).as("after %d thirds", third).isEmpty();
                 assertThat(p.isHeld()).isTrue();
-                Thread.sleep(50);
             }
         }
         contender.semaphore("slow", 1).tryAcquire(LEASE).orElseThrow().close();
@@ -184,10 +189,11 @@ abstract class SemaphoreContractTest {
     void vanishedHolderFreesItsPermitAfterItsLease() {
         LockService ghostsJvm = fixture.service();
         String storeKey = ghostsJvm.semaphoreKey("orphan");
-        assertThat(ghostsJvm.semaphoreStore.tryAcquire(storeKey, "ghost", 1, 300).acquired()).isTrue();
+        assertThat(ghostsJvm.semaphoreStore.tryAcquire(storeKey, "ghost", 1, SHORT_LEASE.toMillis()).acquired()).isTrue();
         LockService survivor = fixture.service();
         assertThat(survivor.semaphore("orphan", 1).tryAcquire(LEASE)).isEmpty();
-        try (Permit p = survivor.semaphore("orphan", 1).acquire(LEASE, Duration.ofSeconds(5))) {
+        fixture.elapse(SHORT_LEASE.plusSeconds(1), storeKey);
+        try (Permit p = survivor.semaphore("orphan", 1).tryAcquire(LEASE).orElseThrow()) {
             assertThat(p.isHeld()).isTrue();
         }
     }

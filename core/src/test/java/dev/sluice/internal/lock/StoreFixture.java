@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -8,6 +9,9 @@ import java.util.function.UnaryOperator;
 /**
  * Builds independent {@link LockService}s over one shared backend, as several JVMs share one Redis, and
  * closes everything after the test. Subclasses of the contract tests say how to make one instance's parts.
+ *
+ * <p>Every service reads {@link #clock}; {@link #elapse} moves it and the store's time together, so lease expiry
+ * is tested without waiting for leases to run out.
  */
 abstract class StoreFixture implements AutoCloseable {
 
@@ -17,24 +21,39 @@ abstract class StoreFixture implements AutoCloseable {
 
     private final List<AutoCloseable> toClose = new ArrayList<>();
     final String prefix = "t" + UUID.randomUUID().toString().substring(0, 8);
+    final TestClock clock = new TestClock();
 
     /** A new instance's parts over the shared backend (Redis: its own pool and subscriber). */
     abstract Parts newParts();
 
+    /**
+     * Lets {@code by} pass for every service and for the store's leases of {@code storeKeys} (lock or semaphore
+     * keys): the in-process stores read {@link #clock}; Redis moves those keys' expiries back by as much.
+     */
+    void elapse(Duration by, String... storeKeys) {
+        clock.advance(by);
+    }
+
     LockService service() {
-        return service(UnaryOperator.identity(), Watchdog.ownScheduler(), LockService.DEFAULT_MAX_POLL_MILLIS);
+        return service(UnaryOperator.identity(), Watchdog.ownScheduler(clock::nanos), LockService.DEFAULT_MAX_POLL_MILLIS);
     }
 
     /** A service whose watchdog never runs: its holders lose their leases as a stalled JVM would. */
     LockService stalledService() {
         StalledScheduler stalled = new StalledScheduler();
         toClose.add(stalled::shutdownNow);
-        return service(UnaryOperator.identity(), Watchdog.on(stalled), LockService.DEFAULT_MAX_POLL_MILLIS);
+        return service(UnaryOperator.identity(), Watchdog.on(stalled, clock::nanos), LockService.DEFAULT_MAX_POLL_MILLIS);
+    }
+
+    /** A service whose watchdog renews only when the test runs {@code scheduler}'s pending tasks. */
+    LockService serviceRenewingBy(ManualScheduler scheduler) {
+        toClose.add(scheduler::shutdownNow);
+        return service(UnaryOperator.identity(), Watchdog.on(scheduler, clock::nanos), LockService.DEFAULT_MAX_POLL_MILLIS);
     }
 
     /** A service whose waiters poll only once a minute: they acquire soon only when a release wakes them. */
     LockService serviceWakingOnlyBySignal() {
-        return service(UnaryOperator.identity(), Watchdog.ownScheduler(), 60_000);
+        return service(UnaryOperator.identity(), Watchdog.ownScheduler(clock::nanos), 60_000);
     }
 
     LockService service(UnaryOperator<LockStore> decorate, Watchdog watchdog, long maxPollMillis) {

@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,17 +32,23 @@ class WatchdogTest {
         final AtomicInteger renewals = new AtomicInteger();
         final BooleanSupplier answer;
         final long leaseMillis;
+        final LongSupplier clock;
         final Lease lease;
         Watchdog.Renewal renewal;
 
         Held(long leaseMillis, BooleanSupplier answer) {
+            this(System::nanoTime, leaseMillis, answer);
+        }
+
+        Held(LongSupplier clock, long leaseMillis, BooleanSupplier answer) {
             this.leaseMillis = leaseMillis;
             this.answer = answer;
-            this.lease = new Lease(System.nanoTime(), leaseMillis);
+            this.clock = clock;
+            this.lease = new Lease(clock, clock.getAsLong(), leaseMillis, m -> m, () -> { });
         }
 
         @Override
-        public boolean renew() {
+        public boolean renew(long leaseMillis) {
             renewals.incrementAndGet();
             return answer.getAsBoolean();
         }
@@ -54,7 +61,7 @@ class WatchdogTest {
 
     private Held watch(long leaseMillis, BooleanSupplier answer) {
         Held held = new Held(leaseMillis, answer);
-        held.renewal = watchdog.watch(held.lease, System.nanoTime(), leaseMillis, held);
+        held.renewal = watchdog.watch(held.lease, System.nanoTime(), held);
         return held;
     }
 
@@ -104,28 +111,65 @@ class WatchdogTest {
 
     @Test
     void failingRenewalIsRetriedAndTheLeaseCountsLostOnlyWhenNoneIsConfirmedForAWholeLease() {
-        Held unreachable = watch(150, () -> {
-            throw new IllegalStateException("store unreachable");
-        });
-        // Renewed a third of the lease apart: the attempt after the failed one still comes inside the lease.
-        Held shortFlaky = watch(300, new BooleanSupplier() {
-            private final AtomicInteger calls = new AtomicInteger();
+        TestClock clock = new TestClock();
+        ManualScheduler scheduler = new ManualScheduler();
+        try (Watchdog manual = Watchdog.on(scheduler, clock::nanos)) {
+            Held unreachable = watch(manual, new Held(clock::nanos, 3_000, () -> {
+                throw new IllegalStateException("store unreachable");
+            }));
+            // Renewed a third of the lease apart: the attempt after the failed one still comes inside the lease.
+            Held flaky = watch(manual, new Held(clock::nanos, 3_000, new BooleanSupplier() {
+                private final AtomicInteger calls = new AtomicInteger();
 
-            @Override
-            public boolean getAsBoolean() {
-                if (calls.incrementAndGet() == 1) {
-                    throw new IllegalStateException("store unreachable");
+                @Override
+                public boolean getAsBoolean() {
+                    if (calls.incrementAndGet() == 1) {
+                        throw new IllegalStateException("store unreachable");
+                    }
+                    return true;
                 }
-                return true;
+            }));
+
+            for (int third = 1; third <= 2; third++) {
+                clock.advance(Duration.ofSeconds(1));
+                scheduler.runPending();
             }
-        });
+            assertThat(unreachable.lease.isHeld()).as("a third of the lease is still unconfirmed").isTrue();
+            clock.advance(Duration.ofSeconds(1));
+            scheduler.runPending();
 
-        await().atMost(PATIENCE).until(() -> shortFlaky.renewals.get() >= 3);
-        await().atMost(PATIENCE).until(() -> !unreachable.lease.isHeld());
+            assertThat(unreachable.lease.isHeld()).isFalse();
+            assertThat(unreachable.lease.isLost()).as("unknown, not lost: it may still be alive in the store").isFalse();
+            assertThat(unreachable.renewals).as("retried every period").hasValue(3);
+            assertThat(flaky.renewals).hasValue(3);
+            assertThat(flaky.lease.isHeld()).isTrue();
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
 
-        assertThat(unreachable.lease.isLost()).as("unknown, not lost: it may still be alive in the store").isFalse();
-        assertThat(unreachable.renewals.get()).as("retried every period").isGreaterThanOrEqualTo(2);
-        assertThat(shortFlaky.lease.isLost()).isFalse();
+    @Test
+    void shorterLeaseSetByTheHolderBringsTheNextRenewalForward() {
+        TestClock clock = new TestClock();
+        ManualScheduler scheduler = new ManualScheduler();
+        try (Watchdog manual = Watchdog.on(scheduler, clock::nanos)) {
+            Held held = watch(manual, new Held(clock::nanos, 30_000, () -> true));
+            assertThat(held.lease.set(3_000, millis -> true)).isTrue();
+            held.renewal.leaseChanged(clock.nanos());
+
+            clock.advance(Duration.ofMillis(1_100));
+            scheduler.runPending();
+
+            assertThat(held.renewals).as("a third of the new 3 s lease, not of the old 30 s one").hasValue(1);
+            assertThat(held.lease.millis()).isEqualTo(3_000);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    private static Held watch(Watchdog on, Held held) {
+        held.renewal = on.watch(held.lease, held.clock.getAsLong(), held);
+        return held;
     }
 
     @Test
@@ -159,7 +203,7 @@ class WatchdogTest {
             for (int i = 0; i < 1_000; i++) {
                 Held held = new Held(30_000, () -> true);
                 long now = System.nanoTime();
-                counted.watch(held.lease, now, held.leaseMillis, held).cancel();
+                counted.watch(held.lease, now, held).cancel();
             }
             assertThat(scheduler.scheduled).as("one sweep for all of them").hasValue(1);
             assertThat(counted.watching()).isZero();
@@ -173,7 +217,7 @@ class WatchdogTest {
         CountingScheduler scheduler = new CountingScheduler();
         try (Watchdog counted = Watchdog.on(scheduler)) {
             Held held = new Held(60, () -> true);
-            Watchdog.Renewal renewal = counted.watch(held.lease, System.nanoTime(), held.leaseMillis, held);
+            Watchdog.Renewal renewal = counted.watch(held.lease, System.nanoTime(), held);
             await().atMost(PATIENCE).until(() -> held.renewals.get() >= 2);
 
             renewal.cancel();

@@ -221,7 +221,7 @@ class RedisAclIT {
         }
     }
 
-    /** A lock passed from its holder to a thread of the same node queued behind it (lock-handoff.lua). */
+    /** A lock passed from its holder to a thread of the same node queued behind it (lock-acquire.lua given the holder). */
     private static void localHandOver(SluiceRuntime runtime) throws Exception {
         LockService locks = runtime.locks();
         String storeKey = locks.lockKey("invoice:7");
