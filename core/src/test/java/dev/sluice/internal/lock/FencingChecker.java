@@ -106,6 +106,7 @@ final class FencingChecker {
     private Trap trap;
     private String currentFault = "none yet";
     private final Map<String, Long> overlapsByFault = new LinkedHashMap<>();
+    private final Map<String, Long> aboveNByFault = new LinkedHashMap<>();
 
     /** @param permits the number of permits of each semaphore name the workers use */
     FencingChecker(Map<String, Integer> permits) {
@@ -144,6 +145,7 @@ final class FencingChecker {
             maxPermitHolders = Math.max(maxPermitHolders, k.inside.size());
             if (k.inside.size() > permits.getOrDefault(s.key, Integer.MAX_VALUE)) {
                 aboveN.add(new ArrayList<>(k.inside.values()));
+                aboveNByFault.merge(currentFault, 1L, Long::sum);
             }
         }
     }
@@ -351,6 +353,7 @@ final class FencingChecker {
         c.tokenOrderViolations = List.copyOf(tokenOrderViolations);
         c.maxPermitHolders = maxPermitHolders;
         c.aboveN = aboveN.size();
+        c.aboveNByFault = new LinkedHashMap<>(aboveNByFault);
         for (List<Session> event : aboveN) {
             long unexcused = event.stream().filter(s -> !s.excused()).count();
             if (unexcused > permits.getOrDefault(event.get(0).key, Integer.MAX_VALUE)) {
@@ -383,6 +386,7 @@ final class FencingChecker {
         List<String> tokenOrderViolations;
         int maxPermitHolders;
         long aboveN;
+        Map<String, Long> aboveNByFault;
         final List<String> aboveNUnexcused = new ArrayList<>();
         long plainLostUpdates;
         long fencedAccepted;
