@@ -104,6 +104,8 @@ class LockFaultInjectionIT {
     private final Map<String, Long> roundLocks = new LinkedHashMap<>();
     /** Holders frozen in their section by the checker's trap while a fault passed their lock on, and the fault. */
     private final Map<FencingChecker.Session, String> strandedHolders = new LinkedHashMap<>();
+    private long swallowedReplyBytes;
+    private long refusedConnections;
 
     @AfterEach
     void closeAll() {
@@ -188,6 +190,10 @@ class LockFaultInjectionIT {
                     node::resume);
         }
         stopAll(nodes);
+        for (FaultyProxy link : links) {
+            swallowedReplyBytes += link.swallowedBytes();
+            refusedConnections += link.refused();
+        }
     }
 
     // ------------------------------------------------------------------------------------------- round 2
@@ -317,6 +323,8 @@ class LockFaultInjectionIT {
                 c.lockAcquisitions, roundLocks.get("round 1"), roundLocks.get("round 2"), c.permitAcquisitions));
         out.append("faults injected:\n");
         c.faults.forEach((k, v) -> out.append(String.format("  %4d  %s%n", v, k)));
+        out.append(String.format("  (the proxies swallowed %d bytes of replies and refused %d connections)%n",
+                swallowedReplyBytes, refusedConnections));
         out.append(String.format("nodes:         lock timeouts %d, refused fail-closed %d, LockLostException on "
                         + "close %d, extend failed %d / refused %d; permit timeouts %d, refused fail-closed %d, lost "
                         + "on close %d; unexpected %d%n",
