@@ -41,6 +41,7 @@ public final class FaultyProxy implements AutoCloseable {
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong swallowedBytes = new AtomicLong();
+    private final AtomicLong heldChunks = new AtomicLong();
     private final Object stallMonitor = new Object();
     private volatile long latencyNanos;
     private volatile boolean dropReplies;
@@ -125,6 +126,11 @@ public final class FaultyProxy implements AutoCloseable {
     /** Connections reset by {@link #refuse}. */
     public long refused() {
         return refused.get();
+    }
+
+    /** Chunks received and held back by a {@link #stall} right now. */
+    public long heldChunks() {
+        return heldChunks.get();
     }
 
     /** Bytes of replies thrown away by {@link #dropReplies}. */
@@ -212,8 +218,16 @@ public final class FaultyProxy implements AutoCloseable {
 
     private void awaitUnstalled() throws InterruptedException {
         synchronized (stallMonitor) {
-            while (stalled && !closed) {
-                stallMonitor.wait();
+            if (!stalled || closed) {
+                return;
+            }
+            heldChunks.incrementAndGet();
+            try {
+                while (stalled && !closed) {
+                    stallMonitor.wait();
+                }
+            } finally {
+                heldChunks.decrementAndGet();
             }
         }
     }
