@@ -148,9 +148,9 @@ class LockFaultInjectionIT {
         assertThat(strandedHolders.keySet()).as("holders stranded by a fault (cut off, frozen, lock lost in the "
                 + "fail-over) whose fenced operations were not refused after another node held the lock")
                 .allMatch(stranded -> stranded.refused > 0);
-        // On the code this test was written against, this fails for the node cut off while it holds an extended
-        // lease: the watchdog renews with the lease given at acquisition, so Redis lets the lock go one lease after
-        // the last renewal while the handle believes the extension (issue 16, item 1, fixed separately).
+        // Needs renewals that keep an extended lease (issue 16, item 1): a watchdog renewing with the lease given at
+        // acquisition lets Redis drop the lock one lease after the last renewal of a cut-off node, while its handle
+        // believes the extension and says nothing.
         assertThat(c.silent).as("holders whose lock another node held while they were inside, and who were never "
                 + "told (isHeld() still true after their section and no LockLostException), Redis keeping its data")
                 .isEmpty();
