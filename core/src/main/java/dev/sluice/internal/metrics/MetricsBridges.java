@@ -83,7 +83,13 @@ public final class MetricsBridges {
             MetricsExporter exporter = factory.create();
             metrics.exportExternally(exporter);
             LOG.log(Level.DEBUG, "Sluice (app " + metrics.app() + "): metrics published through " + exporter);
-        } catch (RuntimeException | LinkageError e) {
+        } catch (LinkageError e) {
+            // An older metrics API than Sluice calls (MicroProfile Metrics before 3.0 on some EE 8 servers): a
+            // known limit of the server, not a fault, so one line without a trace.
+            LOG.log(Level.INFO, "Sluice (app " + metrics.app() + "): the application's metrics API lacks what Sluice"
+                    + " uses (" + e + "; MicroProfile Metrics needs 3.0 or later);"
+                    + " metrics remain in JMX");
+        } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Sluice (app " + metrics.app() + "): could not publish metrics to the"
                     + " application's metrics registry; they remain in JMX", e);
         }
