@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The javax sample WAR on Payara Micro 5.2022.5 (Java EE 8, MicroProfile 4.1: Config 2.0, Health 3.1,
- * Metrics 3.0) on JDK 17, managed by Arquillian, one server start. Users alice and bob come from a post-boot
+ * Metrics 3.0) on JDK 17, managed by Arquillian, one server start, with its readiness check and metrics. Users alice and bob come from a post-boot
  * command file; a pre-boot command file binds HTTP to loopback.
  */
 class JavaxSampleOnPayaraMicro5IT extends SampleScenarios {
@@ -57,5 +57,14 @@ class JavaxSampleOnPayaraMicro5IT extends SampleScenarios {
         HttpResponse<String> ready = Http.get(URI.create("http://127.0.0.1:" + warUrl.getPort() + "/health/ready"));
         assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
         assertThat(ready.body()).containsPattern("\"name\"\\s*:\\s*\"sluice-redis\"");
+    }
+
+    @Test
+    @Order(51)
+    void metricsReachTheServersMicroProfileMetrics() {
+        HttpResponse<String> metrics = Http.get(URI.create("http://127.0.0.1:" + warUrl.getPort()
+                + "/metrics/application"));
+        assertThat(metrics.statusCode()).as(metrics.body()).isEqualTo(200);
+        assertThat(metrics.body()).contains("sluice_redis_reachable").contains("_allowed");
     }
 }
