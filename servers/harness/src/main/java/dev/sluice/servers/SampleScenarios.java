@@ -1,0 +1,222 @@
+package dev.sluice.servers;
+
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import dev.sluice.test.RedisServer;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.function.Executable;
+
+import static dev.sluice.test.RateLimitAssertions.assertAllowed;
+import static dev.sluice.test.RateLimitAssertions.assertTooManyRequests;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertAll;
+
+/**
+ * What the sample must do on every server, checked from the client side over HTTP in each packaging that the
+ * server runs, all deployed on one server start: the same scenarios as ear-sample/it's, for servers and
+ * namespaces that module does not cover. Subclasses deploy the packagings and say where they answer.
+ *
+ * <p>Redis comes from the shared fixture; the server gets its address through its own MicroProfile Config
+ * ({@code -Dsluice.redis.uri}), which the sample reads. Subclasses register the extension that starts the
+ * server as {@code @Order(3)}, after the Redis fixture and {@link ServerProperties}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+public abstract class SampleScenarios {
+
+    @RegisterExtension
+    @Order(1)
+    protected static final RedisServer redis = RedisServer.standalone();
+
+    @RegisterExtension
+    @Order(2)
+    protected static final ServerProperties serverProperties = new ServerProperties(redis);
+
+    /** The packagings deployed on the server under test, and where they answer. */
+    protected abstract List<SampleApp> apps();
+
+    @Test
+    @Order(1)
+    public void jaxRsResourceIsDeniedWithContractHeadersOnceBurstIsSpent() {
+        eachApp(app -> {
+            for (int remaining = 4; remaining >= 0; remaining--) {
+                assertThat(assertAllowed(Http.get(app.uri("api/hello")), "api", 5, 60).remaining())
+                        .isEqualTo(remaining);
+            }
+            assertTooManyRequests(Http.get(app.uri("api/hello")), "api", 5, 60);
+            assertThat(redis.admin().keys(app.keyPrefix() + ":rl:{api:*"))
+                    .as("%s keeps its buckets in the Redis named by the server's MicroProfile Config", app)
+                    .isNotEmpty();
+        });
+    }
+
+    @Test
+    @Order(2)
+    public void servletFilterDeniesLoginOnceBurstIsSpent() {
+        eachApp(app -> {
+            for (int remaining = 4; remaining >= 0; remaining--) {
+                HttpResponse<String> allowed = Http.post(app.uri("login"));
+                assertThat(assertAllowed(allowed, "login", 5, 60).remaining()).isEqualTo(remaining);
+                assertThat(allowed.body()).isEqualTo("welcome\n");
+            }
+            HttpResponse<String> denied = Http.post(app.uri("login"));
+            assertTooManyRequests(denied, "login", 5, 60);
+            assertThat(denied.body()).doesNotContain("welcome");
+        });
+    }
+
+    @Test
+    @Order(3)
+    public void eachAuthenticatedUserHasABucketOfTheirOwn() {
+        eachApp(app -> {
+            URI me = app.uri("api/me");
+            assertThat(Http.get(me).statusCode()).as("anonymous").isEqualTo(401);
+            for (int remaining = 2; remaining >= 0; remaining--) {
+                HttpResponse<String> alice = Http.get(me, "alice", "alice-pw");
+                assertThat(assertAllowed(alice, "per-user", 3, 60).remaining()).isEqualTo(remaining);
+                assertThat(alice.body()).isEqualTo("hello alice\n");
+            }
+            assertTooManyRequests(Http.get(me, "alice", "alice-pw"), "per-user", 3, 60);
+
+            HttpResponse<String> bob = Http.get(me, "bob", "bob-pw");
+            assertThat(assertAllowed(bob, "per-user", 3, 60).remaining()).as("bob's own bucket").isEqualTo(2);
+            assertThat(bob.body()).isEqualTo("hello bob\n");
+        });
+    }
+
+    @Test
+    @Order(4)
+    public void twoHundredConcurrentBuyersOfTenSeatsBuyExactlyTen() {
+        eachApp(app -> {
+            URI concert = app.uri("api/concerts/" + UUID.randomUUID());
+            List<HttpResponse<String>> responses = Http.postConcurrently(URI.create(concert + "/tickets"), 200);
+
+            Map<Integer, Long> byStatus = responses.stream()
+                    .collect(Collectors.groupingBy(HttpResponse::statusCode, Collectors.counting()));
+            assertThat(byStatus).as("%s: statuses of 200 purchases", app).isEqualTo(Map.of(201, 10L, 409, 190L));
+            assertThat(responses.stream().filter(r -> r.statusCode() == 201).map(HttpResponse::body))
+                    .as("%s: seats sold", app)
+                    .containsExactlyInAnyOrderElementsOf(
+                            IntStream.rangeClosed(1, 10).mapToObj(n -> "seat " + n + "\n").toList());
+
+            Map<String, String> report = report(Http.get(concert));
+            assertThat(report).as("%s: concert report", app)
+                    .containsEntry("sold", "10")
+                    .containsEntry("overlaps", "0")
+                    .containsEntry("commitsAfterLockRelease", "0");
+            String concertId = concert.getPath().substring(concert.getPath().lastIndexOf('/') + 1);
+            assertThat(redis.admin().keys(app.keyPrefix() + ":lock:{concert:" + concertId + "}*"))
+                    .as("%s locks in the Redis and under the key prefix of its MicroProfile Config", app)
+                    .isNotEmpty();
+        });
+    }
+
+    @Test
+    @Order(5)
+    public void lockIsReleasedOnlyAfterTheTransactionCommits() {
+        eachApp(app -> {
+            URI concert = app.uri("api/concerts/" + UUID.randomUUID());
+            for (int seat = 1; seat <= 3; seat++) {
+                HttpResponse<String> bought = Http.post(URI.create(concert + "/tickets"));
+                assertThat(bought.statusCode()).as(describe(bought)).isEqualTo(201);
+            }
+            // Each commit asked, from another thread, whether the lock was still taken.
+            assertThat(report(Http.get(concert))).as("%s: concert report", app)
+                    .containsEntry("sold", "3")
+                    .containsEntry("commitsAfterLockRelease", "0");
+        });
+    }
+
+    @Test
+    @Order(6)
+    public void neverMoreThanTwoRendersRunAtOnce() {
+        eachApp(app -> {
+            List<HttpResponse<String>> renders = Http.postConcurrently(app.uri("api/render"), 6);
+            assertThat(renders).as("%s: renders", app)
+                    .allSatisfy(r -> assertThat(r.statusCode()).as(describe(r)).isEqualTo(200));
+            Map<String, String> report = report(Http.get(app.uri("api/render")));
+            assertThat(report).as("%s: render report", app)
+                    .containsEntry("finished", "6")
+                    .containsEntry("mostAtOnce", "2");
+        });
+    }
+
+    /** Last: it restarts Redis under the running server. */
+    @Test
+    @Order(100)
+    public void recoversWhenRedisRestartsMidTest() {
+        eachApp(app -> {
+            for (int remaining = 2; remaining >= 0; remaining--) {
+                assertThat(assertAllowed(Http.get(app.uri("api/status")), "status", 3, 60).remaining())
+                        .isEqualTo(remaining);
+            }
+            assertTooManyRequests(Http.get(app.uri("api/status")), "status", 3, 60);
+        });
+
+        redis.stop();
+        eachApp(app -> {
+            HttpResponse<String> meanwhile = Http.get(app.uri("api/status"));
+            assertThat(meanwhile.statusCode()).as("fails open while Redis is down: " + describe(meanwhile))
+                    .isEqualTo(200);
+        });
+
+        redis.start();
+        eachApp(app -> {
+            // Redis lost its data, so the first answer with headers starts a fresh bucket.
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> header(Http.get(app.uri("api/status")), "RateLimit") != null);
+            HttpResponse<String> last;
+            int requests = 0;
+            do {
+                last = Http.get(app.uri("api/status"));
+                requests++;
+            } while (last.statusCode() == 200 && requests <= 3);
+            assertTooManyRequests(last, "status", 3, 60);
+
+            // A lock attempt on a connection that died with the old Redis may be refused; it must
+            // be refused politely (503 + Retry-After), and locking must come back.
+            URI tickets = app.uri("api/concerts/" + UUID.randomUUID() + "/tickets");
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> {
+                HttpResponse<String> bought = Http.post(tickets);
+                assertThat(bought.statusCode()).as("while locks recover: " + describe(bought)).isIn(201, 503);
+                return bought.statusCode() == 201;
+            });
+        });
+    }
+
+    /** Runs the check on every packaging and reports every failure, not only the first. */
+    private void eachApp(Consumer<SampleApp> check) {
+        assertAll(apps().stream().map(app -> (Executable) () -> check.accept(app)));
+    }
+
+    private static String header(HttpResponse<String> response, String name) {
+        return response.headers().firstValue(name).orElse(null);
+    }
+
+    private static String describe(HttpResponse<String> response) {
+        return response.request().method() + " " + response.uri() + " -> " + response.statusCode() + " "
+                + response.headers().map() + " " + response.body();
+    }
+
+    /** Parses the sample's {@code key=value} reports. */
+    private static Map<String, String> report(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as(describe(response)).isEqualTo(200);
+        return Arrays.stream(response.body().split("\n"))
+                .filter(line -> line.contains("="))
+                .map(line -> line.split("=", 2))
+                .collect(Collectors.toMap(kv -> kv[0], kv -> kv[1]));
+    }
+}
