@@ -2,6 +2,8 @@ package dev.sluice.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -65,6 +67,37 @@ public final class Http {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during " + request.method() + " " + request.uri(), e);
+        }
+    }
+
+    /** Status and body of a response to {@link #raw}. */
+    public record RawResponse(int status, String body) {
+        @Override
+        public String toString() {
+            return status + " " + body.strip();
+        }
+    }
+
+    /**
+     * Sends {@code <method> <target> HTTP/1.1} over a plain socket to the server of {@code base}, exactly as
+     * written: the JDK client would not send a lower-case method or {@code /./login} unchanged.
+     */
+    public static RawResponse raw(URI base, String method, String target) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), 10_000);
+            socket.setSoTimeout((int) TIMEOUT.toMillis());
+            String request = method + " " + target + " HTTP/1.1\r\nHost: " + base.getHost() + ":" + base.getPort()
+                    + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            int end = response.indexOf("\r\n\r\n");
+            if (!response.startsWith("HTTP/1.1 ") || response.length() < 12) {
+                throw new IOException("not an HTTP/1.1 response: " + response);
+            }
+            return new RawResponse(Integer.parseInt(response.substring(9, 12)), end < 0 ? "" : response.substring(end + 4));
+        } catch (IOException e) {
+            throw new UncheckedIOException(method + " " + target + " to " + base + " failed", e);
         }
     }
 }

@@ -1,5 +1,9 @@
 package dev.sluice.sample.it;
 
+import dev.sluice.servers.Http;
+import dev.sluice.servers.SampleApp;
+import dev.sluice.servers.SampleScenarios;
+import dev.sluice.servers.ServerProperties;
 import java.util.List;
 
 import org.junit.jupiter.api.Order;
@@ -17,7 +21,7 @@ class SampleEarOnPayaraServerIT extends SampleScenarios {
             .deploy(Deployments.directory().resolve("sample.ear"));
 
     @Override
-    List<SampleApp> apps() {
+    protected List<SampleApp> apps() {
         return List.of(SampleApp.ear(payara.root()));
     }
 }

@@ -1,5 +1,9 @@
 package dev.sluice.sample.it;
 
+import dev.sluice.servers.Http;
+import dev.sluice.servers.SampleApp;
+import dev.sluice.servers.SampleScenarios;
+import dev.sluice.servers.ServerProperties;
 import java.net.URI;
 import java.net.URL;
 import java.util.List;
@@ -37,7 +41,7 @@ class SampleOnPayaraMicroIT extends SampleScenarios {
 
     /** Payara Micro reports the machine's address; it listens on loopback only, which is where the tests go. */
     @Override
-    List<SampleApp> apps() {
+    protected List<SampleApp> apps() {
         URI root = URI.create("http://127.0.0.1:" + plainWarUrl.getPort() + "/");
         return List.of(SampleApp.plainWar(root), SampleApp.bundleWar(root));
     }

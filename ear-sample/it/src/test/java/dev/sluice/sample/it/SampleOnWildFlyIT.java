@@ -1,5 +1,9 @@
 package dev.sluice.sample.it;
 
+import dev.sluice.servers.Http;
+import dev.sluice.servers.SampleApp;
+import dev.sluice.servers.SampleScenarios;
+import dev.sluice.servers.ServerProperties;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -63,7 +67,7 @@ class SampleOnWildFlyIT extends SampleScenarios {
     }
 
     @Override
-    List<SampleApp> apps() {
+    protected List<SampleApp> apps() {
         URI root = URI.create("http://127.0.0.1:"
                 + (ServerProperties.WILDFLY_HTTP_PORT + ServerProperties.wildflyPortOffset()) + "/");
         return List.of(SampleApp.ear(root), SampleApp.plainWar(root), SampleApp.bundleWar(root));
