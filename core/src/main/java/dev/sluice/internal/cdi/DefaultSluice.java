@@ -4,7 +4,7 @@ import dev.sluice.DistributedLock;
 import dev.sluice.DistributedSemaphore;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
-import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,9 +34,9 @@ public class DefaultSluice implements Sluice {
     public RateLimiter limiter(String policy) {
         SluiceRuntime runtime = runtime();
         return limiters.computeIfAbsent(policy, name -> {
-            PolicyConfig config = runtime.config().policy(name).orElseThrow(() -> new SluiceConfigException(
-                    "sluice.limit." + name + ".rate", "sluice.limit." + name + ".rate: no rate-limit policy named '"
-                    + name + "' is configured; define sluice.limit." + name + ".rate such as 100/1m"));
+            PolicyConfig config = runtime.config().policy(name).orElseThrow(() -> ConfigProblems.absent(
+                    "sluice.limit." + name + ".rate", ", so no rate-limit policy named \"" + name + "\" is configured",
+                    "a rate <tokens>/<duration> such as 100/1m"));
             return new ConfiguredRateLimiter(runtime, config);
         });
     }

@@ -3,6 +3,7 @@ package dev.sluice.internal.cdi;
 import dev.sluice.Bounded;
 import dev.sluice.Locked;
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.Durations;
 import dev.sluice.internal.config.LockSettings;
 import dev.sluice.internal.config.SluiceConfig;
@@ -195,8 +196,7 @@ final class GuardedMethods {
             try {
                 key = KeyTemplate.compile(locked.key(), method, described);
             } catch (IllegalArgumentException e) {
-                throw new SluiceConfigException("@Locked.key", "Invalid @Locked.key" + where + ": \""
-                        + locked.key() + "\": " + e.getMessage());
+                throw ConfigProblems.onMethod("@Locked.key", where, '"' + locked.key() + "\": " + e.getMessage());
             }
         }
         Duration lease = duration("@Locked.lease", where, locked.lease(), false);
@@ -208,12 +208,12 @@ final class GuardedMethods {
     static BoundGuard boundGuard(Class<?> beanClass, Method method, Bounded bounded) {
         String where = " on " + describe(beanClass, method);
         if (bounded.value().isBlank()) {
-            throw new SluiceConfigException("@Bounded.value", "Invalid @Bounded.value" + where
-                    + ": the semaphore name must not be empty");
+            throw ConfigProblems.onMethod("@Bounded.value", where, '"' + bounded.value() + "\" is blank; expected"
+                    + " the name of the semaphore");
         }
         if (bounded.permits() < 1) {
-            throw new SluiceConfigException("@Bounded.permits", "Invalid @Bounded.permits" + where + ": "
-                    + bounded.permits() + " is lower than 1");
+            throw ConfigProblems.onMethod("@Bounded.permits", where, bounded.permits() + " is lower than 1; expected"
+                    + " 1 or more permits");
         }
         Duration lease = duration("@Bounded.lease", where, bounded.lease(), false);
         Duration maxWait = duration("@Bounded.maxWait", where, bounded.maxWait(), true);
@@ -225,9 +225,7 @@ final class GuardedMethods {
         try {
             return zeroAllowed ? Durations.parseNonNegative(member, value) : Durations.parse(member, value);
         } catch (SluiceConfigException e) {
-            // Its message is '<member>: "<value>" is invalid; expected <form>'.
-            throw new SluiceConfigException(member, "Invalid " + member + where + ": "
-                    + e.getMessage().substring(member.length() + 2));
+            throw ConfigProblems.onMethod(member, where, e);
         }
     }
 

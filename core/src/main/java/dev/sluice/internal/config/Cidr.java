@@ -40,21 +40,21 @@ public final class Cidr {
         String address = slash < 0 ? trimmed : trimmed.substring(0, slash);
         byte[] bytes = IpLiteral.parseBare(address);
         if (bytes == null) {
-            throw new SluiceConfigException(key, text, FORM);
+            throw ConfigProblems.invalid(key, text, FORM);
         }
         int max = bytes.length * 8;
         int prefix = slash < 0 ? max : prefixLength(trimmed.substring(slash + 1), max);
         if (prefix < 0) {
-            throw new SluiceConfigException(key, text, FORM);
+            throw ConfigProblems.invalid(key, text, FORM);
         }
         if (prefix == 0) {
-            throw new SluiceConfigException(key, text, FORM + "; a /0 range trusts every peer, so any client could"
+            throw ConfigProblems.invalid(key, text, FORM + "; a /0 range trusts every peer, so any client could"
                     + " choose its own key by sending a forwarding header");
         }
         if (IpLiteral.isIpv4Mapped(bytes)) {
             String v4 = IpLiteral.format(IpLiteral.parse(address));
             String suggestion = prefix >= 96 ? v4 + "/" + (prefix - 96) : "the IPv4 range";
-            throw new SluiceConfigException(key, text, FORM + "; client addresses written as IPv4-mapped IPv6 are"
+            throw ConfigProblems.invalid(key, text, FORM + "; client addresses written as IPv4-mapped IPv6 are"
                     + " compared as IPv4, so write this range as " + suggestion);
         }
         return new Cidr(IpLiteral.mask(bytes, prefix), prefix, trimmed);

@@ -118,8 +118,8 @@ public final class ConfigSources {
                 files.add(Map.entry(ordinal(url, p), p));
             }
         } catch (IOException e) {
-            throw new SluiceConfigException(PROPERTIES_FILE, PROPERTIES_FILE + ": could not be read ("
-                    + e.getMessage() + "); expected a readable properties file");
+            throw ConfigProblems.withoutValue(PROPERTIES_FILE, "could not be read (" + e.getMessage() + ")",
+                    "a readable properties file");
         }
         files.sort(Comparator.comparing((Map.Entry<Integer, Properties> f) -> f.getKey()).reversed());
         Map<String, String> merged = new LinkedHashMap<>();
@@ -136,8 +136,8 @@ public final class ConfigSources {
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            throw new SluiceConfigException("config_ordinal", "config_ordinal in " + url + ": \"" + text
-                    + "\" is not a number; expected a whole number such as 100");
+            throw ConfigProblems.invalidIn("config_ordinal", url.toString(), text, "is not a number",
+                    "a whole number such as 100");
         }
     }
 

@@ -43,7 +43,7 @@ public final class Durations {
     public static Duration parse(String key, String value) {
         Duration d = parseChecked(key, value, EXPECTED);
         if (d == null || d.isZero() || d.isNegative()) {
-            throw new SluiceConfigException(key, value, EXPECTED);
+            throw ConfigProblems.invalid(key, value, EXPECTED);
         }
         return d;
     }
@@ -60,7 +60,7 @@ public final class Durations {
         }
         Duration d = parseChecked(key, value, EXPECTED_NON_NEGATIVE);
         if (d == null || d.isNegative()) {
-            throw new SluiceConfigException(key, value, EXPECTED_NON_NEGATIVE);
+            throw ConfigProblems.invalid(key, value, EXPECTED_NON_NEGATIVE);
         }
         return d;
     }
@@ -81,7 +81,7 @@ public final class Durations {
         try {
             return parseRaw(value);
         } catch (ArithmeticException e) {
-            throw new SluiceConfigException(key, value, expected + ", of at most 106751d (about 292 years)");
+            throw ConfigProblems.invalid(key, value, expected + ", of at most 106751d (about 292 years)");
         }
     }
 

@@ -1,7 +1,5 @@
 package dev.sluice.internal.config;
 
-import dev.sluice.SluiceConfigException;
-
 import java.util.Locale;
 
 /**
@@ -34,7 +32,7 @@ public enum ForwardingHeader {
                 return h;
             }
         }
-        throw new SluiceConfigException(key, value, "x-forwarded-for or forwarded (the header your trusted proxy"
+        throw ConfigProblems.invalid(key, value, "x-forwarded-for or forwarded (the header your trusted proxy"
                 + " writes; the other one is never read)");
     }
 }

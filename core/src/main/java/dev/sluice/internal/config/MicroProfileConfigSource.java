@@ -1,7 +1,5 @@
 package dev.sluice.internal.config;
 
-import dev.sluice.SluiceConfigException;
-
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -39,8 +37,8 @@ final class MicroProfileConfigSource implements ConfigSource {
             // An expression such as ${missing} that cannot be expanded. The implementation's message may
             // quote the raw value, which must not escape for secrets.
             String detail = key.endsWith("password") ? "" : " (" + e.getMessage() + ")";
-            throw new SluiceConfigException(key, key + ": MicroProfile Config could not resolve the value"
-                    + detail + "; expected a plain value or an expression whose properties exist");
+            throw ConfigProblems.withoutValue(key, "MicroProfile Config could not resolve the value" + detail,
+                    "a plain value or an expression whose properties exist");
         }
     }
 

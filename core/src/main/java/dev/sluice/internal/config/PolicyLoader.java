@@ -71,10 +71,9 @@ final class PolicyLoader {
         String pathsKey = key(name, "paths");
         List<String> paths = source.get(pathsKey).map(v -> paths(pathsKey, v)).orElse(List.of());
         if (keySpec.type() == KeySpec.Type.PATH_PARAM && !paths.isEmpty()) {
-            throw new SluiceConfigException(keyKey, keyKey + ": \"" + keySpec + "\" needs JAX-RS path"
-                    + " parameters, but " + pathsKey + " \"" + source.get(pathsKey).orElseThrow() + "\" hands the"
-                    + " policy to the servlet filter, which has none; expected a key other than path-param:"
-                    + " or no paths");
+            throw ConfigProblems.conflict(keyKey, keySpec.toString(), "needs JAX-RS path parameters, but", pathsKey,
+                    source.get(pathsKey).orElseThrow(), " hands the policy to the servlet filter, which has none",
+                    "a key other than path-param: or no paths");
         }
 
         String methodsKey = key(name, "methods");
@@ -134,8 +133,8 @@ final class PolicyLoader {
 
     static void checkName(String name, String key) {
         if (!NAME.matcher(name).matches()) {
-            throw new SluiceConfigException(key, key + ": the policy name \"" + name + "\" is not accepted;"
-                    + " expected 1 to 64 characters from A-Z a-z 0-9 _ - (the name is part of Redis keys)");
+            throw ConfigProblems.invalid(key, name, "is not an accepted policy name",
+                    "1 to 64 characters from A-Z a-z 0-9 _ - (the name is part of Redis keys)");
         }
     }
 
@@ -150,12 +149,9 @@ final class PolicyLoader {
     }
 
     static SluiceConfigException unknownAttribute(String key, String attribute) {
-        String hint = KeySuggestions.nearest(attribute, ATTRIBUTES, List.of())
-                .map(a -> " (did you mean " + a + "?)")
-                .orElse("");
-        return new SluiceConfigException(key, key + ": unknown policy attribute \"" + attribute + "\"" + hint
-                + "; expected " + PREFIX + "<policy>.<attribute> with an attribute among "
-                + String.join(", ", ATTRIBUTES));
+        return ConfigProblems.unknown(key, "policy attribute \"" + attribute + "\"",
+                KeySuggestions.nearest(attribute, ATTRIBUTES, List.of()),
+                PREFIX + "<policy>.<attribute> with an attribute among " + String.join(", ", ATTRIBUTES));
     }
 
     private static String setAttributes(String name, ConfigSource source) {
@@ -207,8 +203,7 @@ final class PolicyLoader {
             default -> null;
         };
         if (spec == null) {
-            throw new SluiceConfigException(key, key + ": \"" + value + "\" is an unknown key resolver;"
-                    + " expected one of " + KEY_FORMS);
+            throw ConfigProblems.invalid(key, value, "is an unknown key resolver", "one of " + KEY_FORMS);
         }
         return spec;
     }
@@ -225,13 +220,13 @@ final class PolicyLoader {
         Set<String> out = new LinkedHashSet<>();
         for (String p : Values.list(value)) {
             if (!isUrlPattern(p)) {
-                throw new SluiceConfigException(key, key + ": \"" + value + "\" has \"" + p + "\", which is not"
-                        + " a servlet url-pattern; expected " + PATHS_EXPECTED);
+                throw ConfigProblems.invalid(key, value, "has \"" + p + "\", which is not a servlet url-pattern",
+                        PATHS_EXPECTED);
             }
             out.add(p);
         }
         if (out.isEmpty()) {
-            throw new SluiceConfigException(key, value, PATHS_EXPECTED);
+            throw ConfigProblems.invalid(key, value, PATHS_EXPECTED);
         }
         return List.copyOf(out);
     }
@@ -253,13 +248,13 @@ final class PolicyLoader {
         Set<String> out = new LinkedHashSet<>();
         for (String m : Values.list(value)) {
             if (!TOKEN.matcher(m).matches()) {
-                throw new SluiceConfigException(key, key + ": \"" + value + "\" has \"" + m + "\", which is not"
-                        + " an HTTP method; expected comma-separated methods such as GET,POST");
+                throw ConfigProblems.invalid(key, value, "has \"" + m + "\", which is not an HTTP method",
+                        "comma-separated methods such as GET,POST");
             }
             out.add(m.toUpperCase(Locale.ROOT));
         }
         if (out.isEmpty()) {
-            throw new SluiceConfigException(key, value, "comma-separated HTTP methods such as GET,POST");
+            throw ConfigProblems.invalid(key, value, "comma-separated HTTP methods such as GET,POST");
         }
         return out;
     }

@@ -53,13 +53,12 @@ final class RedisSettingsLoader {
         exclusive(source, URI, CLUSTER_NODES, uriText.isPresent(), !clusterNodes.isEmpty());
         exclusive(source, SENTINELS, CLUSTER_NODES, !sentinels.isEmpty(), !clusterNodes.isEmpty());
         if (!sentinels.isEmpty() && masterName.isEmpty()) {
-            throw new SluiceConfigException(MASTER_NAME, MASTER_NAME + ": (absent) but " + SENTINELS + " is \""
-                    + source.get(SENTINELS).orElseThrow() + "\"; expected the name of the master the Sentinels"
-                    + " monitor, such as mymaster");
+            throw ConfigProblems.absent(MASTER_NAME, " but " + SENTINELS + " is \"" + source.get(SENTINELS).orElseThrow()
+                    + "\"", "the name of the master the Sentinels monitor, such as mymaster");
         }
         if (sentinels.isEmpty() && masterName.isPresent()) {
-            throw new SluiceConfigException(MASTER_NAME, MASTER_NAME + ": \"" + masterName.get() + "\" is set"
-                    + " but " + SENTINELS + " is not; expected both or neither");
+            throw ConfigProblems.invalid(MASTER_NAME, masterName.get(), "is set but " + SENTINELS + " is not",
+                    "both or neither");
         }
 
         Optional<Boolean> tlsKey = source.get(TLS).map(v -> Values.bool(TLS, v.trim()));
@@ -115,8 +114,8 @@ final class RedisSettingsLoader {
         int minIdle = source.get(POOL_MIN_IDLE).map(v -> Values.wholeInt(POOL_MIN_IDLE, v, 0)).orElse(d.minIdle());
         Duration maxWait = source.get(POOL_MAX_WAIT).map(v -> millis(POOL_MAX_WAIT, v)).orElse(d.maxWait());
         if (minIdle > maxIdle) {
-            throw new SluiceConfigException(POOL_MIN_IDLE, POOL_MIN_IDLE + ": \"" + minIdle + "\" is more than "
-                    + POOL_MAX_IDLE + " (" + maxIdle + "); expected a whole number from 0 to " + maxIdle);
+            throw ConfigProblems.conflict(POOL_MIN_IDLE, source.get(POOL_MIN_IDLE).orElseThrow(), "is more than",
+                    POOL_MAX_IDLE, Integer.toString(maxIdle), "", "a whole number from 0 to " + maxIdle);
         }
         return new RedisSettings.Pool(maxTotal, maxIdle, minIdle, maxWait);
     }
@@ -128,7 +127,7 @@ final class RedisSettingsLoader {
     private static Duration millis(String key, String value) {
         Duration d = Durations.parse(key, value);
         if (d.compareTo(Duration.ofMillis(1)) < 0 || d.toMillis() > Integer.MAX_VALUE) {
-            throw new SluiceConfigException(key, value, "a duration from 1ms to 24d such as 500ms or 2s");
+            throw ConfigProblems.invalid(key, value, "a duration from 1ms to 24d such as 500ms or 2s");
         }
         return d;
     }
@@ -142,11 +141,11 @@ final class RedisSettingsLoader {
         for (String item : Values.list(value.get())) {
             String[] hp = RedisUri.hostAndPort(key, value.get(), item, false, NODES_EXPECTED);
             if (!nodes.add(hp[0] + ":" + hp[1])) {
-                throw new SluiceConfigException(key, value.get(), NODES_EXPECTED + ", each node once");
+                throw ConfigProblems.invalid(key, value.get(), NODES_EXPECTED + ", each node once");
             }
         }
         if (nodes.isEmpty()) {
-            throw new SluiceConfigException(key, value.get(), NODES_EXPECTED);
+            throw ConfigProblems.invalid(key, value.get(), NODES_EXPECTED);
         }
         return List.copyOf(nodes);
     }
@@ -168,7 +167,7 @@ final class RedisSettingsLoader {
             RedisUri node = RedisUri.parse(REDLOCK_NODES, item);
             if (!endpoints.add(node.host() + ":" + node.port())) {
                 // Two entries for one server would let a single failure count twice towards the quorum.
-                throw new SluiceConfigException(REDLOCK_NODES, shown, "independent masters, each host:port"
+                throw ConfigProblems.invalid(REDLOCK_NODES, shown, "independent masters, each host:port"
                         + " once, such as redis://a:6379,redis://b:6379,redis://c:6379");
             }
             if (node.tls() && tls.equals(Optional.of(false))) {
@@ -177,32 +176,30 @@ final class RedisSettingsLoader {
             uris.add(tls.orElse(false) && !node.tls() ? "rediss" + item.substring(item.indexOf("://")) : item);
         }
         if (uris.size() < MIN_REDLOCK_NODES) {
-            throw new SluiceConfigException(REDLOCK_NODES, REDLOCK_NODES + ": \"" + shown + "\" names "
-                    + uris.size() + " master(s); expected at least " + MIN_REDLOCK_NODES + " independent"
-                    + " masters such as redis://a:6379,redis://b:6379,redis://c:6379 (a quorum over fewer"
-                    + " survives no failure; use " + URI + " for a single server)");
+            throw ConfigProblems.invalid(REDLOCK_NODES, shown, "names " + uris.size() + " master(s)", "at least "
+                    + MIN_REDLOCK_NODES + " independent masters such as redis://a:6379,redis://b:6379,redis://c:6379"
+                    + " (a quorum over fewer survives no failure; use " + URI + " for a single server)");
         }
         return List.copyOf(uris);
     }
 
     private static void exclusive(ConfigSource source, String a, String b, boolean hasA, boolean hasB) {
         if (hasA && hasB) {
-            throw new SluiceConfigException(b, b + ": \"" + RedisUri.redact(source.get(b).orElseThrow())
-                    + "\" is set together with " + a + " \"" + RedisUri.redact(source.get(a).orElseThrow())
-                    + "\"; expected only one of " + URI + ", " + SENTINELS + " and " + CLUSTER_NODES);
+            throw ConfigProblems.conflict(b, RedisUri.redact(source.get(b).orElseThrow()), "is set together with", a,
+                    RedisUri.redact(source.get(a).orElseThrow()), "",
+                    "only one of " + URI + ", " + SENTINELS + " and " + CLUSTER_NODES);
         }
     }
 
     /** {@code sluice.redis.tls=false} next to a {@code rediss://} address: the operator asked for both. */
     private static SluiceConfigException tlsContradiction(String key, String shown) {
-        return new SluiceConfigException(TLS, TLS + ": \"false\" contradicts " + key + " \"" + shown + "\", whose"
-                + " rediss:// scheme asks for TLS; expected true (or no " + TLS + ") with rediss://, or redis:// with"
-                + " false");
+        return ConfigProblems.conflict(TLS, "false", "contradicts", key, shown, ", whose rediss:// scheme asks for TLS",
+                "true (or no " + TLS + ") with rediss://, or redis:// with false");
     }
 
     private static SluiceConfigException twice(String key) {
         String what = key.equals(PASSWORD) ? "password" : "user";
-        return new SluiceConfigException(key, key + ": a " + what + " is also given in " + URI
-                + "; expected the " + what + " in only one of them");
+        return ConfigProblems.withoutValue(key, "a " + what + " is also given in " + URI,
+                "the " + what + " in only one of them");
     }
 }

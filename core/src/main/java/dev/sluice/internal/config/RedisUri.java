@@ -37,11 +37,11 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
         int sep = text.indexOf("://");
         String scheme = sep < 0 ? "" : text.substring(0, sep);
         if (!scheme.equalsIgnoreCase("redis") && !scheme.equalsIgnoreCase("rediss")) {
-            throw new SluiceConfigException(key, shown, EXPECTED);
+            throw ConfigProblems.invalid(key, shown, EXPECTED);
         }
         String rest = text.substring(sep + 3);
         if (rest.indexOf('?') >= 0 || rest.indexOf('#') >= 0) {
-            throw new SluiceConfigException(key, shown, EXPECTED + " (no query or fragment)");
+            throw ConfigProblems.invalid(key, shown, EXPECTED + " (no query or fragment)");
         }
         int at = rest.lastIndexOf('@');
         Optional<String> user = Optional.empty();
@@ -50,7 +50,7 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
             String userInfo = rest.substring(0, at);
             int colon = userInfo.indexOf(':');
             if (colon < 0) {
-                throw new SluiceConfigException(key, shown, "credentials written as user:password@ or"
+                throw ConfigProblems.invalid(key, shown, "credentials written as user:password@ or"
                         + " :password@ in " + EXPECTED);
             }
             user = ConfigSources.clean(decode(key, shown, userInfo.substring(0, colon)));
@@ -63,7 +63,7 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
         int database = 0;
         if (!path.isEmpty()) {
             if (!path.chars().allMatch(c -> c >= '0' && c <= '9') || path.length() > 9) {
-                throw new SluiceConfigException(key, shown, EXPECTED + " (the database is a number such as /0)");
+                throw ConfigProblems.invalid(key, shown, EXPECTED + " (the database is a number such as /0)");
             }
             database = Integer.parseInt(path);
         }
@@ -86,29 +86,29 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
             host = close < 0 ? authority : authority.substring(0, close + 1);
             String after = close < 0 ? "" : authority.substring(close + 1);
             if (!after.isEmpty() && !after.startsWith(":")) {
-                throw new SluiceConfigException(key, shown, expected);
+                throw ConfigProblems.invalid(key, shown, expected);
             }
             port = after.isEmpty() ? null : after.substring(1);
             if (!IPV6.matcher(host).matches()) {
-                throw new SluiceConfigException(key, shown, expected);
+                throw ConfigProblems.invalid(key, shown, expected);
             }
         } else {
             int colon = authority.lastIndexOf(':');
             host = colon < 0 ? authority : authority.substring(0, colon);
             port = colon < 0 ? null : authority.substring(colon + 1);
             if (!HOST_NAME.matcher(host).matches()) {
-                throw new SluiceConfigException(key, shown, expected);
+                throw ConfigProblems.invalid(key, shown, expected);
             }
         }
         if (port == null) {
             if (!portOptional) {
-                throw new SluiceConfigException(key, shown, expected + " (the port is required)");
+                throw ConfigProblems.invalid(key, shown, expected + " (the port is required)");
             }
             return new String[] {host, Integer.toString(DEFAULT_PORT)};
         }
         if (port.isEmpty() || port.length() > 5 || !port.chars().allMatch(c -> c >= '0' && c <= '9')
                 || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
-            throw new SluiceConfigException(key, shown, expected + " (the port is a number from 1 to 65535)");
+            throw ConfigProblems.invalid(key, shown, expected + " (the port is a number from 1 to 65535)");
         }
         return new String[] {host, port};
     }
@@ -142,7 +142,7 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
                 int hi = i + 2 < encoded.length() ? Character.digit(encoded.charAt(i + 1), 16) : -1;
                 int lo = i + 2 < encoded.length() ? Character.digit(encoded.charAt(i + 2), 16) : -1;
                 if (hi < 0 || lo < 0) {
-                    throw new SluiceConfigException(key, shown, "credentials percent-encoded as %XX in " + EXPECTED);
+                    throw ConfigProblems.invalid(key, shown, "credentials percent-encoded as %XX in " + EXPECTED);
                 }
                 out.write(hi * 16 + lo);
                 i += 2;

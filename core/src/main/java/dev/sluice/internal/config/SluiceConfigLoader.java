@@ -79,7 +79,7 @@ public final class SluiceConfigLoader {
 
         String prefix = source.get(KEY_PREFIX).orElse(SluiceConfig.DEFAULT_KEY_PREFIX);
         if (!KEY_PREFIX_FORM.matcher(prefix).matches()) {
-            throw new SluiceConfigException(KEY_PREFIX, prefix, "1 to 32 characters from A-Z a-z 0-9 _ . -"
+            throw ConfigProblems.invalid(KEY_PREFIX, prefix, "1 to 32 characters from A-Z a-z 0-9 _ . -"
                     + " (no braces or colons: they would change the structure of Redis keys)");
         }
         List<Cidr> proxies = new ArrayList<>();
@@ -148,7 +148,7 @@ public final class SluiceConfigLoader {
         boolean classpath = value.startsWith("classpath:/") && value.length() > "classpath:/".length();
         boolean file = value.startsWith("file:/") && value.length() > "file:/".length();
         if (!classpath && !file) {
-            throw new SluiceConfigException(key, value, "classpath:/path/to/script.lua or file:/path/to/script.lua");
+            throw ConfigProblems.invalid(key, value, "classpath:/path/to/script.lua or file:/path/to/script.lua");
         }
         return value;
     }
@@ -189,8 +189,8 @@ public final class SluiceConfigLoader {
                 if (!SCRIPT_NAMES.contains(script)) {
                     String hint = KeySuggestions.nearest(script, SCRIPT_NAMES, List.of())
                             .map(n -> " (did you mean " + SCRIPT_PREFIX + n + "?)").orElse("");
-                    throw new SluiceConfigException(name, name + ": \"" + script + "\" is not a bundled script"
-                            + hint + ", so this replacement would never be used; expected " + SCRIPT_PREFIX
+                    throw ConfigProblems.invalid(name, script, "is not a bundled script" + hint
+                            + ", so this replacement would never be used", SCRIPT_PREFIX
                             + "<name> with a name among " + String.join(", ", SCRIPT_NAMES));
                 }
                 names.scripts.add(name);
@@ -213,16 +213,13 @@ public final class SluiceConfigLoader {
                 return rest.substring(0, rest.length() - suffix.length());
             }
         }
-        throw new SluiceConfigException(key, key + ": unknown key; expected " + prefix + "<name>."
+        throw ConfigProblems.unknown(key, "key", Optional.empty(), prefix + "<name>."
                 + String.join(" or " + prefix + "<name>.", attributes));
     }
 
     private static SluiceConfigException unknownKey(String key) {
-        String hint = KeySuggestions.nearest(key, TOP_LEVEL_KEYS,
-                List.of(PolicyLoader.PREFIX, LOCK_PREFIX, SEMAPHORE_PREFIX, SCRIPT_PREFIX))
-                .map(k -> " (did you mean " + k + "?)")
-                .orElse("");
-        return new SluiceConfigException(key, key + ": unknown key" + hint + "; expected one of "
+        return ConfigProblems.unknown(key, "key", KeySuggestions.nearest(key, TOP_LEVEL_KEYS,
+                List.of(PolicyLoader.PREFIX, LOCK_PREFIX, SEMAPHORE_PREFIX, SCRIPT_PREFIX)), "one of "
                 + String.join(", ", TOP_LEVEL_KEYS) + ", " + PolicyLoader.PREFIX + "<policy>.<attribute>, "
                 + LOCK_PREFIX + "<name>.lease|max-wait, " + SEMAPHORE_PREFIX + "<name>.permits|lease|max-wait, "
                 + SCRIPT_PREFIX + "<name>");

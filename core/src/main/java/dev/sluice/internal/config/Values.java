@@ -1,7 +1,5 @@
 package dev.sluice.internal.config;
 
-import dev.sluice.SluiceConfigException;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,7 +21,7 @@ final class Values {
         if (value.equalsIgnoreCase("false")) {
             return false;
         }
-        throw new SluiceConfigException(key, value, "true or false");
+        throw ConfigProblems.invalid(key, value, "true or false");
     }
 
     /** A whole number in {@code [min, max]}. */
@@ -35,10 +33,10 @@ final class Values {
         try {
             n = Long.parseLong(value);
         } catch (NumberFormatException e) {
-            throw new SluiceConfigException(key, value, expected);
+            throw ConfigProblems.invalid(key, value, expected);
         }
         if (n < min || n > max) {
-            throw new SluiceConfigException(key, value, expected);
+            throw ConfigProblems.invalid(key, value, expected);
         }
         return n;
     }
@@ -58,7 +56,7 @@ final class Values {
         for (E e : type.getEnumConstants()) {
             accepted.add(e.name().toLowerCase(Locale.ROOT));
         }
-        throw new SluiceConfigException(key, value, "one of " + String.join(", ", accepted));
+        throw ConfigProblems.invalid(key, value, "one of " + String.join(", ", accepted));
     }
 
     /** Comma-separated items, trimmed; blank items (a trailing comma) are dropped. */

@@ -1,7 +1,7 @@
 package dev.sluice.internal.http;
 
 import dev.sluice.KeyResolver;
-import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.enterprise.inject.spi.CDI;
@@ -22,14 +22,14 @@ final class CdiKeyResolvers {
         try {
             candidates = CDI.current().select(KeyResolver.class, NamedLiteral.of(name));
         } catch (IllegalStateException e) {
-            throw new SluiceConfigException(configKey, "The key " + configKey + "=bean:" + name
-                    + " needs a CDI container, and none is running for this application (" + e.getMessage() + ")");
+            throw ConfigProblems.invalid(configKey, "bean:" + name, "needs a CDI container, and none is running for"
+                    + " this application (" + e.getMessage() + ")", "a key other than bean:<name> without CDI");
         }
         if (candidates.isUnsatisfied()) {
-            throw new SluiceConfigException(configKey, "bean:" + name, expected + "; no such bean exists");
+            throw ConfigProblems.invalid(configKey, "bean:" + name, "names no CDI bean", expected);
         }
         if (candidates.isAmbiguous()) {
-            throw new SluiceConfigException(configKey, "bean:" + name, expected + "; several beans match");
+            throw ConfigProblems.invalid(configKey, "bean:" + name, "names several CDI beans", expected);
         }
         return candidates.get();
     }

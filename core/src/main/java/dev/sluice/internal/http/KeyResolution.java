@@ -3,6 +3,7 @@ package dev.sluice.internal.http;
 import dev.sluice.KeyResolver;
 import dev.sluice.RequestView;
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.KeySpec;
 import dev.sluice.internal.config.PolicyConfig;
 
@@ -49,7 +50,7 @@ public final class KeyResolution {
         KeySpec spec = policy.key();
         String configKey = "sluice.limit." + policy.name() + ".key";
         if (spec.type() == KeySpec.Type.PATH_PARAM && !pathParametersKnown) {
-            throw new SluiceConfigException(configKey, spec.toString(),
+            throw ConfigProblems.invalid(configKey, spec.toString(),
                     "a key the servlet filter can derive (ip, principal, header:<Name>, query:<name>, path, global,"
                             + " bean:<name>): path-param:<name> only works for JAX-RS resources, so remove this"
                             + " policy's paths or change its key");
@@ -62,8 +63,8 @@ public final class KeyResolution {
         try {
             return CdiKeyResolvers.lookUp(configKey, spec.argument());
         } catch (LinkageError e) {
-            throw new SluiceConfigException(configKey, "The key " + configKey + "=" + spec
-                    + " needs CDI (jakarta.enterprise.inject.spi.CDI), which this application does not have");
+            throw ConfigProblems.invalid(configKey, spec.toString(), "needs CDI (jakarta.enterprise.inject.spi.CDI),"
+                    + " which this application does not have", "a key other than bean:<name> without CDI");
         }
     }
 

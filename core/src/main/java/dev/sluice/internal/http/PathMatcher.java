@@ -1,6 +1,7 @@
 package dev.sluice.internal.http;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.PolicyConfig;
 
 import java.util.ArrayList;
@@ -115,7 +116,7 @@ public final class PathMatcher {
     }
 
     private static SluiceConfigException invalid(PolicyConfig policy, String pattern) {
-        return new SluiceConfigException("sluice.limit." + policy.name() + ".paths", pattern,
+        return ConfigProblems.invalid("sluice.limit." + policy.name() + ".paths", pattern,
                 "servlet url-patterns such as /login (exact), /api/* (prefix), *.jsp (extension) or / (all)");
     }
 

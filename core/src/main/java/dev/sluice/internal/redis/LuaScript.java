@@ -1,6 +1,7 @@
 package dev.sluice.internal.redis;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -140,13 +141,12 @@ public final class LuaScript {
         } else if (location.startsWith(FILE_PREFIX)) {
             text = readFile(key, location);
         } else {
-            throw new SluiceConfigException(key, location, ACCEPTED_LOCATIONS);
+            throw ConfigProblems.invalid(key, location, ACCEPTED_LOCATIONS);
         }
-        String source = text.orElseThrow(() -> new SluiceConfigException(key,
-                key + ": \"" + location + "\" does not exist or cannot be read; expected " + ACCEPTED_LOCATIONS
-                        + " naming a readable Lua file"));
+        String source = text.orElseThrow(() -> ConfigProblems.invalid(key, location,
+                "does not exist or cannot be read", ACCEPTED_LOCATIONS + " naming a readable Lua file"));
         if (source.isBlank()) {
-            throw new SluiceConfigException(key, key + ": \"" + location + "\" is empty; expected a Lua script");
+            throw ConfigProblems.invalid(key, location, "is empty", "a Lua script");
         }
         return new LuaScript(name, source, location);
     }
@@ -169,7 +169,7 @@ public final class LuaScript {
             path = location.startsWith("file://") ? Path.of(URI.create(location))
                     : Path.of(location.substring(FILE_PREFIX.length()));
         } catch (IllegalArgumentException e) {
-            throw new SluiceConfigException(key, location, ACCEPTED_LOCATIONS);
+            throw ConfigProblems.invalid(key, location, ACCEPTED_LOCATIONS);
         }
         if (!Files.isRegularFile(path)) {
             return Optional.empty();

@@ -1,6 +1,7 @@
 package dev.sluice.internal.redis;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.RedisSettings.Mode;
 
@@ -305,8 +306,9 @@ public final class RedisConnector implements AutoCloseable {
                         .build();
             case SENTINEL:
                 return RedisSentinelClient.builder()
-                        .masterName(settings.masterName().orElseThrow(() -> new SluiceConfigException(
-                                "sluice.redis.master-name", null, "the name of the master the sentinels monitor")))
+                        .masterName(settings.masterName().orElseThrow(() -> ConfigProblems.absent(
+                                "sluice.redis.master-name", " but sluice.redis.sentinels is set",
+                                "the name of the master the sentinels monitor")))
                         .sentinels(addresses("sluice.redis.sentinels", settings.sentinels()))
                         .clientConfig(clientConfig(true, true))
                         .sentinelClientConfig(sentinelConfig())
@@ -453,7 +455,7 @@ public final class RedisConnector implements AutoCloseable {
         try {
             return address("sluice.redis.uri", hasPort ? authority : authority + ":6379");
         } catch (SluiceConfigException e) {
-            throw new SluiceConfigException("sluice.redis.uri", withoutUserInfo(uri),
+            throw ConfigProblems.invalidUri("sluice.redis.uri", uri,
                     "redis://[user:password@]host:port[/db] or rediss://... for TLS");
         }
     }
@@ -470,7 +472,7 @@ public final class RedisConnector implements AutoCloseable {
         String text = value.trim();
         int colon = text.lastIndexOf(':');
         if (colon <= 0 || colon == text.length() - 1) {
-            throw new SluiceConfigException(key, value, "host:port[,host:port...] such as redis-1:26379");
+            throw ConfigProblems.invalid(key, value, "host:port[,host:port...] such as redis-1:26379");
         }
         String host = text.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
@@ -483,7 +485,7 @@ public final class RedisConnector implements AutoCloseable {
             }
             return new HostAndPort(host, port);
         } catch (NumberFormatException e) {
-            throw new SluiceConfigException(key, value, "host:port[,host:port...] with a port from 1 to 65535");
+            throw ConfigProblems.invalid(key, value, "host:port[,host:port...] with a port from 1 to 65535");
         }
     }
 

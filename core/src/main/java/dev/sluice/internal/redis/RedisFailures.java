@@ -1,6 +1,7 @@
 package dev.sluice.internal.redis;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.RedisSettings;
 
 import redis.clients.jedis.exceptions.JedisAccessControlException;
@@ -41,32 +42,34 @@ public final class RedisFailures {
             String user = settings.user().map(u -> "user \"" + u + "\"").orElse("the default user");
             SluiceConfigException problem = null;
             if (message.startsWith("WRONGPASS")) {
-                problem = new SluiceConfigException("sluice.redis.password", "sluice.redis.password: Redis at "
-                        + where + " rejected the password of " + user + " (WRONGPASS: wrong password, unknown or "
-                        + "disabled user); check sluice.redis.user and sluice.redis.password");
+                problem = ConfigProblems.fromRedis("sluice.redis.password", "Redis at " + where
+                        + " rejected the password of " + user + " (WRONGPASS: wrong password, unknown or disabled"
+                        + " user)", "the password of an enabled user, set in sluice.redis.user and"
+                        + " sluice.redis.password", failure);
             } else if (message.startsWith("NOAUTH")) {
-                problem = new SluiceConfigException("sluice.redis.password", "sluice.redis.password: Redis at "
-                        + where + " requires a password (NOAUTH) and none is configured; set sluice.redis.password "
-                        + "or give it in sluice.redis.uri as redis://user:password@host:port");
+                problem = ConfigProblems.fromRedis("sluice.redis.password", "Redis at " + where
+                        + " requires a password (NOAUTH) and none is configured", "sluice.redis.password, or the"
+                        + " password in sluice.redis.uri as redis://user:password@host:port", failure);
             } else if (message.contains("without any password configured")) {
-                problem = new SluiceConfigException("sluice.redis.password", "sluice.redis.password: Redis at "
-                        + where + " has no password configured, but one is set; remove sluice.redis.password or "
-                        + "configure requirepass on the server");
+                problem = ConfigProblems.fromRedis("sluice.redis.password", "Redis at " + where
+                        + " has no password configured, but one is set", "no sluice.redis.password, or requirepass"
+                        + " configured on the server", failure);
             } else if (message.startsWith("NOPERM") || t instanceof JedisAccessControlException) {
-                problem = new SluiceConfigException("sluice.redis.user", "sluice.redis.user: Redis at " + where
-                        + " does not let " + user + " run the commands Sluice needs: " + redact(message, settings));
+                problem = ConfigProblems.fromRedis("sluice.redis.user", "Redis at " + where + " does not let " + user
+                        + " run the commands Sluice needs (" + redact(message, settings) + ")", "a user allowed"
+                        + " them, such as the minimal ACL user of the operations guide", failure);
             } else if (t instanceof SSLException) {
                 String key = addressKey(settings);
-                problem = new SluiceConfigException(key, key + ": the TLS handshake with " + where + " failed ("
-                        + redact(message, settings) + "); the server must speak TLS, and its certificate must be "
-                        + "trusted by the JVM's default truststore (javax.net.ssl.trustStore) and name the host "
-                        + "it is reached by");
+                problem = ConfigProblems.fromRedis(key, "the TLS handshake with " + where + " failed ("
+                        + redact(message, settings) + ")", "a server that speaks TLS, with a certificate trusted by"
+                        + " the JVM's default truststore (javax.net.ssl.trustStore) that names the host it is"
+                        + " reached by", failure);
             } else if (message.contains("seems to be not monitored")) {
-                problem = new SluiceConfigException("sluice.redis.master-name", settings.masterName().orElse(null),
+                problem = ConfigProblems.invalid("sluice.redis.master-name", settings.masterName().orElse(null),
                         "the name of a master that the sentinels " + settings.sentinels() + " monitor");
+                problem.initCause(failure);
             }
             if (problem != null) {
-                problem.initCause(failure);
                 return Optional.of(problem);
             }
         }

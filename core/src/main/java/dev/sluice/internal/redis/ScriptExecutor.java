@@ -1,6 +1,7 @@
 package dev.sluice.internal.redis;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.RedisSettings.Mode;
 
 import redis.clients.jedis.AbstractPipeline;
@@ -207,16 +208,11 @@ public final class ScriptExecutor {
     }
 
     private static SluiceConfigException explain(LuaScript script, JedisDataException rejected) {
-        SluiceConfigException problem;
         if (rejected instanceof JedisAccessControlException) {
-            problem = new SluiceConfigException("sluice.redis.user", "sluice.redis.user: Redis refuses to load "
-                    + "Lua script " + script.name() + " for this user (" + rejected.getMessage() + "); the ACL user "
-                    + "needs +@scripting");
-        } else {
-            problem = new SluiceConfigException(script.configKey(), script.configKey() + ": Lua script \""
-                    + script.location() + "\" was rejected by Redis: " + rejected.getMessage());
+            return ConfigProblems.fromRedis("sluice.redis.user", "Redis refuses to load Lua script " + script.name()
+                    + " for this user (" + rejected.getMessage() + ")", "an ACL user with +@scripting", rejected);
         }
-        problem.initCause(rejected);
-        return problem;
+        return ConfigProblems.fromRedis(script.configKey(), '"' + script.location() + "\" was rejected by Redis ("
+                + rejected.getMessage() + ")", "a Lua script that Redis compiles", rejected);
     }
 }

@@ -46,6 +46,13 @@ final class BadTemplates {
     }
 
     @ApplicationScoped
+    @Bounded(value = " ")
+    public static class BlankSemaphoreName {
+        public void render() {
+        }
+    }
+
+    @ApplicationScoped
     public static class IdentityParameter {
         @Locked(key = "order:{0}")
         public void settle(Orders.Order order) {

@@ -55,7 +55,14 @@ class DeploymentValidationTest {
     void classLevelBoundedWithoutPermitsFailsDeployment() {
         assertThatThrownBy(() -> deploy(BadTemplates.NoPermits.class, Map.of()))
                 .hasMessageContaining("Invalid @Bounded.permits on " + BadTemplates.NoPermits.class.getName() + "#render()")
-                .hasMessageContaining("0 is lower than 1");
+                .hasMessageContaining("0 is lower than 1; expected 1 or more permits");
+    }
+
+    @Test
+    void aBlankSemaphoreNameFailsDeploymentQuotingIt() {
+        assertThatThrownBy(() -> deploy(BadTemplates.BlankSemaphoreName.class, Map.of()))
+                .hasMessageContaining("Invalid @Bounded.value on " + BadTemplates.BlankSemaphoreName.class.getName()
+                        + "#render(): \" \" is blank; expected the name of the semaphore");
     }
 
     @Test

@@ -36,6 +36,7 @@ class RedisAddressTest {
         assertThatThrownBy(() -> RedisConnector.uriAddress("redis://app:Secret-pw@cache:99999"))
                 .isInstanceOfSatisfying(SluiceConfigException.class,
                         e -> assertThat(e.key()).isEqualTo("sluice.redis.uri"))
+                .hasMessageContaining("\"redis://****@cache:99999\"")
                 .hasMessageNotContaining("Secret-pw");
         assertThatThrownBy(() -> RedisConnector.address("sluice.redis.cluster-nodes", "node-1"))
                 .isInstanceOf(SluiceConfigException.class)

@@ -92,7 +92,7 @@ class RedisConnectorTest {
                 .isInstanceOfSatisfying(SluiceConfigException.class, e -> {
                     assertThat(e.key()).isEqualTo("sluice.redis.password");
                     assertThat(e.getMessage()).contains("sluice.redis.password", "WRONGPASS", "user \"app\"",
-                            redis.host() + ":" + redis.port());
+                            redis.host() + ":" + redis.port(), "; expected the password of an enabled user");
                     assertThat(everything(e)).doesNotContain(wrong);
                 });
     }
@@ -105,8 +105,9 @@ class RedisConnectorTest {
 
         assertThatThrownBy(() -> RedisConnector.connect(noPassword))
                 .isInstanceOf(SluiceConfigException.class)
-                .hasMessageContaining("sluice.redis.password")
-                .hasMessageContaining("NOAUTH");
+                .hasMessageStartingWith("sluice.redis.password: Redis at ")
+                .hasMessageContaining("NOAUTH")
+                .hasMessageContaining("; expected sluice.redis.password, or the password in sluice.redis.uri");
     }
 
     @Test

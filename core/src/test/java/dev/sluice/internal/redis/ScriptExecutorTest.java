@@ -151,9 +151,9 @@ class ScriptExecutorTest {
         assertThatThrownBy(() -> executor.preload(List.of(incr, broken)))
                 .isInstanceOfSatisfying(SluiceConfigException.class,
                         e -> assertThat(e.key()).isEqualTo("sluice.script.test-incr"))
-                .hasMessageContaining("sluice.script.test-incr")
-                .hasMessageContaining(broken.location())
-                .hasMessageContaining("Error compiling script");
+                .hasMessageStartingWith("sluice.script.test-incr: \"" + broken.location() + "\" was rejected by Redis")
+                .hasMessageContaining("Error compiling script")
+                .hasMessageContaining("; expected a Lua script that Redis compiles");
     }
 
     @Test

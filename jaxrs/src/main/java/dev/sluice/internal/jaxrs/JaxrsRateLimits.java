@@ -1,6 +1,7 @@
 package dev.sluice.internal.jaxrs;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.ConfigSource;
 import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.ConfigSources;
@@ -105,8 +106,8 @@ public final class JaxrsRateLimits implements AutoCloseable {
             try {
                 limits.add(RateLimitGate.Policy.of(policy, true));
             } catch (SluiceConfigException e) {
-                throw new SluiceConfigException(e.key(), "@RateLimited(\"" + policy.name() + "\") on "
-                        + MethodPolicies.describe(resourceClass, method) + ": " + e.getMessage());
+                throw ConfigProblems.onAnnotation("@RateLimited(\"" + policy.name() + "\")",
+                        MethodPolicies.describe(resourceClass, method), e);
             }
         }
         if (servletApi) {

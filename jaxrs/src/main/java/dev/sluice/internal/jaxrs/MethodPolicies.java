@@ -1,6 +1,7 @@
 package dev.sluice.internal.jaxrs;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.ConfigSource;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
@@ -67,9 +68,9 @@ public final class MethodPolicies {
         for (RateLimited annotation : methodLevel(resourceClass, method)) {
             if (!onMethod.add(annotation.value())) {
                 String key = "sluice.limit." + annotation.value() + ".rate";
-                throw new SluiceConfigException(key, "@RateLimited(\"" + annotation.value() + "\") appears twice on "
-                        + where + "; expected each policy at most once per method (a request is charged once"
-                        + " per policy)");
+                throw ConfigProblems.onAnnotation(key, "@RateLimited(\"" + annotation.value() + "\")",
+                        "appears twice on " + where,
+                        "each policy at most once per method (a request is charged once per policy)");
             }
             chosen.put(annotation.value(), annotation);
         }
@@ -88,9 +89,9 @@ public final class MethodPolicies {
         String prefix = "sluice.limit." + name + ".";
         String rateKey = prefix + "rate";
         if (annotation.rate().isBlank() && !SluiceConfigLoader.definesPolicy(name, config)) {
-            throw new SluiceConfigException(rateKey, rateKey + ": (absent), and @RateLimited(\"" + name + "\") on "
-                    + where + " has no inline rate, so policy \"" + name + "\" has no limit; expected the policy"
-                    + " in the configuration (for example " + rateKey + "=100/1m) or an inline default such as"
+            throw ConfigProblems.absent(rateKey, ", and @RateLimited(\"" + name + "\") on " + where
+                    + " has no inline rate, so policy \"" + name + "\" has no limit", "the policy in the configuration"
+                    + " (for example " + rateKey + "=100/1m) or an inline default such as"
                     + " @RateLimited(value = \"" + name + "\", rate = \"100/1m\")");
         }
         Map<String, String> inline = new HashMap<>();
@@ -110,8 +111,7 @@ public final class MethodPolicies {
         try {
             policy = SluiceConfigLoader.loadPolicy(name, ConfigSources.layered(config, ConfigSources.of(inline)));
         } catch (SluiceConfigException e) {
-            throw new SluiceConfigException(e.key(), "@RateLimited(\"" + name + "\") on " + where + ": "
-                    + e.getMessage());
+            throw ConfigProblems.onAnnotation("@RateLimited(\"" + name + "\")", where, e);
         }
         checkSameBuckets(policy, where);
         return policy;
@@ -122,11 +122,11 @@ public final class MethodPolicies {
         Seen earlier = seen.putIfAbsent(policy.name(), new Seen(policy, where));
         if (earlier != null && !earlier.policy.bandwidths().equals(policy.bandwidths())) {
             String prefix = "sluice.limit." + policy.name() + ".";
-            throw new SluiceConfigException(prefix + "rate", "@RateLimited(\"" + policy.name() + "\") on " + where
+            throw ConfigProblems.onAnnotation(prefix + "rate", "@RateLimited(\"" + policy.name() + "\")", "on " + where
                     + " gives the policy other bandwidths (" + bandwidths(policy) + ") than on " + earlier.where
-                    + " (" + bandwidths(earlier.policy) + "); expected one rate and burst per policy, since"
-                    + " they share buckets: set " + prefix + "rate and " + prefix + "burst in the configuration"
-                    + " or use distinct policy names");
+                    + " (" + bandwidths(earlier.policy) + ")", "one rate and burst per policy, since they share"
+                    + " buckets: set " + prefix + "rate and " + prefix + "burst in the configuration or use distinct"
+                    + " policy names");
         }
     }
 
