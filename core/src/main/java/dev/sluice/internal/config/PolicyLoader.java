@@ -55,9 +55,9 @@ final class PolicyLoader {
         checkName(name, key(name, "rate"));
         checkAttributes(name, source);
         String rateKey = key(name, "rate");
-        String rate = source.get(rateKey).orElseThrow(() -> new SluiceConfigException(rateKey, rateKey
-                + ": (absent) but policy \"" + name + "\" is configured" + setAttributes(name, source)
-                + "; expected a rate <tokens>/<duration> such as 100/1m or 10/1s for every policy"));
+        String rate = source.get(rateKey).orElseThrow(() -> ConfigProblems.absent(rateKey,
+                " but policy \"" + name + "\" is configured" + setAttributes(name, source),
+                "a rate <tokens>/<duration> such as 100/1m or 10/1s for every policy"));
 
         String burstKey = key(name, "burst");
         OptionalLong burst = source.get(burstKey)
@@ -125,7 +125,7 @@ final class PolicyLoader {
     private static long burst(String key, String value) {
         long burst = Values.whole(key, value, 1, Long.MAX_VALUE);
         if (burst > Rates.MAX_COUNT) {
-            throw new SluiceConfigException(key, value, "a whole number from 1 to " + Rates.MAX_COUNT + ", because"
+            throw ConfigProblems.invalid(key, value, "a whole number from 1 to " + Rates.MAX_COUNT + ", because"
                     + " the RateLimit headers carry it as a Structured Fields Integer, which has at most 15 digits");
         }
         return burst;
@@ -181,9 +181,8 @@ final class PolicyLoader {
                         + source.get(rateKey).orElseThrow() + "\" can hold"
                         + (i == 0 ? " (raise " + burstKey + ")" : "");
             }
-            throw new SluiceConfigException(costKey, costKey + ": \"" + cost + "\" is more than " + why
-                    + ", so no request could ever pass (burst smaller than cost); expected a cost from 1 to "
-                    + b.capacity());
+            throw ConfigProblems.invalid(costKey, Long.toString(cost), "is more than " + why
+                    + ", so no request could ever pass (burst smaller than cost)", "a cost from 1 to " + b.capacity());
         }
     }
 

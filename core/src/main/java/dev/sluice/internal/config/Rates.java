@@ -67,16 +67,16 @@ public final class Rates {
             long tokens = tokens(key, value, p);
             Duration period = period(key, value, p);
             if (period.toNanos() / 1000 < tokens) {
-                throw new SluiceConfigException(key, key + ": \"" + value + "\" is faster than one token per"
-                        + " microsecond in \"" + p + "\"; expected at most " + MAX_TOKENS_PER_SECOND
+                throw ConfigProblems.invalid(key, value, "is faster than one token per"
+                        + " microsecond in \"" + p + "\"", "at most " + MAX_TOKENS_PER_SECOND
                         + " tokens per second per bandwidth, because Sluice's clock (Redis TIME) counts whole"
                         + " microseconds");
             }
             OptionalLong ownBurst = out.isEmpty() ? burst : OptionalLong.empty();
             long capacity = ownBurst.isPresent() ? ownBurst.getAsLong() : tokens;
             if (capacity > MAX_COUNT) {
-                throw new SluiceConfigException(key, key + ": \"" + value + "\" gives a bucket of " + capacity
-                        + " tokens in \"" + p + "\"; expected at most " + MAX_COUNT + " tokens per bucket"
+                throw ConfigProblems.invalid(key, value, "gives a bucket of " + capacity
+                        + " tokens in \"" + p + "\"", "at most " + MAX_COUNT + " tokens per bucket"
                         + (out.isEmpty() ? " (" + burstKey(key) + " sets a smaller one)" : "") + ", because the"
                         + " RateLimit headers carry it as a Structured Fields Integer, which has at most 15 digits");
             }
@@ -98,9 +98,9 @@ public final class Rates {
      */
     private static void checkRefillTime(String key, String value, String part, Bandwidth b, OptionalLong burst) {
         if (b.refillMicros().compareTo(BigInteger.valueOf(MAX_REFILL.toNanos() / 1000)) > 0) {
-            throw new SluiceConfigException(key, key + ": \"" + value + "\"" + (burst.isPresent()
-                    ? " with a burst of " + burst.getAsLong() : "") + " takes more than " + MAX_REFILL.toDays()
-                    + "d to refill a full bucket in \"" + part + "\"; expected a rate and burst whose full bucket"
+            throw ConfigProblems.invalid(key, value, (burst.isPresent()
+                    ? "with a burst of " + burst.getAsLong() + " " : "") + "takes more than " + MAX_REFILL.toDays()
+                    + "d to refill a full bucket in \"" + part + "\"", "a rate and burst whose full bucket"
                     + " refills within " + MAX_REFILL.toDays() + "d (about 100 years), because Sluice counts"
                     + " bucket time in microseconds that must stay exact in Lua");
         }
@@ -118,12 +118,12 @@ public final class Rates {
         }
         BigInteger most = BigInteger.valueOf(MAX_UNITS).subtract(b.unitsPerMicroExact()).divide(b.intervalUnitsExact());
         String unit = "1/" + b.unitsPerMicroExact() + " µs";
-        throw new SluiceConfigException(key, key + ": \"" + value + "\"" + (burst.isPresent()
-                ? " with a burst of " + burst.getAsLong() : "") + " holds too many tokens to count exactly in \""
+        throw ConfigProblems.invalid(key, value, (burst.isPresent()
+                ? "with a burst of " + burst.getAsLong() + " " : "") + "holds too many tokens to count exactly in \""
                 + part + "\": a token comes every " + b.intervalUnitsExact() + "/" + b.unitsPerMicroExact() + " µs,"
                 + " not a whole number of microseconds, so Sluice counts this bucket in units of " + unit + " to"
                 + " admit exactly the configured rate, and a full bucket must stay within 2^52 of them, as Lua's"
-                + " numbers hold no more exactly; expected " + (most.signum() > 0 ? "a bucket of at most " + most
+                + " numbers hold no more exactly", (most.signum() > 0 ? "a bucket of at most " + most
                 + " tokens at this rate (" + (first ? "set by " + burstKey(key) : "fewer tokens per period")
                 + "), or " : "") + "a period that is a whole number of microseconds per token");
     }
@@ -147,8 +147,8 @@ public final class Rates {
             throw notARate(key, value);
         }
         if (n < 1) {
-            throw new SluiceConfigException(key, key + ": \"" + value + "\" has " + n + " tokens in \"" + part
-                    + "\"; expected at least 1 token per period, such as 100/1m or 10/1s");
+            throw ConfigProblems.invalid(key, value, "has " + n + " tokens in \"" + part + "\"",
+                    "at least 1 token per period, such as 100/1m or 10/1s");
         }
         return n;
     }
@@ -163,13 +163,13 @@ public final class Rates {
         }
         Duration period = Durations.tryParse(text).orElseThrow(() -> notARate(key, value));
         if (period.isZero() || period.isNegative()) {
-            throw new SluiceConfigException(key, key + ": \"" + value + "\" has the period \"" + text
-                    + "\"; expected " + Durations.EXPECTED + " after the slash, as in 100/1m or 10/1s");
+            throw ConfigProblems.invalid(key, value, "has the period \"" + text + "\"",
+                    Durations.EXPECTED + " after the slash, as in 100/1m or 10/1s");
         }
         return period;
     }
 
     private static SluiceConfigException notARate(String key, String value) {
-        return new SluiceConfigException(key, key + ": \"" + value + "\" is not a rate; expected " + EXPECTED);
+        return ConfigProblems.invalid(key, value, "is not a rate", EXPECTED);
     }
 }

@@ -85,11 +85,10 @@ final class RedisSettingsLoader {
 
         List<String> redlock = redlockNodes(source, tlsKey);
         if (!redlock.isEmpty() && uriText.isEmpty() && sentinels.isEmpty() && clusterNodes.isEmpty()) {
-            throw new SluiceConfigException(REDLOCK_NODES, REDLOCK_NODES + ": \"" + String.join(",",
-                    Values.list(source.get(REDLOCK_NODES).orElseThrow()).stream().map(RedisUri::redact).toList())
-                    + "\" is set but no Redis is (" + URI + ", " + SENTINELS
-                    + " or " + CLUSTER_NODES + "), so rate limits and semaphores would stay in this JVM; expected one"
-                    + " of those beside it");
+            throw ConfigProblems.invalid(REDLOCK_NODES, String.join(",",
+                    Values.list(source.get(REDLOCK_NODES).orElseThrow()).stream().map(RedisUri::redact).toList()),
+                    "is set but no Redis is (" + URI + ", " + SENTINELS + " or " + CLUSTER_NODES + "), so rate limits"
+                    + " and semaphores would stay in this JVM", "one of those beside it");
         }
 
         return new RedisSettings(
