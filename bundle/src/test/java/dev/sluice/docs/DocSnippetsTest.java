@@ -32,11 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DocSnippetsTest {
 
     private static final Path ROOT = repositoryRoot();
-    private static final SnippetJava JAVA = new SnippetJava(List.of(
-            dev.sluice.Sluice.class, dev.sluice.filter.RateLimitFilter.class, dev.sluice.jaxrs.RateLimited.class,
-            jakarta.servlet.Filter.class, jakarta.ws.rs.Path.class, jakarta.enterprise.context.ApplicationScoped.class,
-            jakarta.inject.Inject.class, jakarta.annotation.Priority.class, jakarta.transaction.Transactional.class,
-            jakarta.persistence.EntityManager.class, jakarta.interceptor.InterceptorBinding.class));
+    private static final SnippetJava JAVA = new SnippetJava(System.getProperty("java.class.path"));
 
     @TestFactory
     Stream<DynamicTest> everySnippetOfTheDocsWorks() {
@@ -65,7 +61,9 @@ class DocSnippetsTest {
         switch (s.language()) {
             case "properties" -> checkProperties(s);
             case "xml" -> SnippetXml.check(s.text());
-            case "java" -> assertThat(JAVA.errors(s.text())).as("%s does not compile", s).isEmpty();
+            case "java" -> assertThat(JAVA.errors(s.text(), Snippet.read(s.page()).stream()
+                    .filter(o -> o.language().equals("java") && o.line() != s.line()).map(Snippet::text).toList()))
+                    .as("%s does not compile", s).isEmpty();
             default -> throw new IllegalArgumentException(s.language());
         }
     }

@@ -45,7 +45,7 @@ final class SnippetJava {
     private static final String IMPORTS = Stream.of(
             "dev.sluice", "dev.sluice.filter", "dev.sluice.jaxrs",
             "java.util", "java.util.concurrent", "java.time", "java.math",
-            "jakarta.inject", "jakarta.enterprise.context", "jakarta.annotation", "jakarta.transaction",
+            "jakarta.inject", "jakarta.enterprise.context", "jakarta.enterprise.inject.spi", "jakarta.annotation", "jakarta.transaction",
             "jakarta.persistence", "jakarta.servlet", "jakarta.servlet.http",
             "jakarta.ws.rs", "jakarta.ws.rs.core", "jakarta.ws.rs.ext")
             .map(p -> "import " + p + ".*;").collect(Collectors.joining(" ")) + "\n";
@@ -63,23 +63,37 @@ final class SnippetJava {
     private final JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
     private final String classpath;
 
-    SnippetJava(List<Class<?>> anchors) {
-        Set<String> entries = new LinkedHashSet<>();
-        for (Class<?> c : anchors) {
-            try {
-                entries.add(Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
-            } catch (java.net.URISyntaxException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        classpath = String.join(File.pathSeparator, entries);
+    /**
+     * @param classpath what the snippets compile against: the test class path (a JAR on it that only lists
+     *                  others in its manifest, as Surefire's booter does, is followed by javac)
+     */
+    SnippetJava(String classpath) {
+        this.classpath = classpath;
     }
 
-    /** The compiler's errors for the snippet; empty when it compiles. */
-    List<String> errors(String snippet) {
-        String code = ELLIPSIS_LINE.matcher(ELLIPSIS_BODY.matcher(snippet)
-                .replaceAll("{ throw new UnsupportedOperationException(); }"))
-                .replaceAll("$1throw new UnsupportedOperationException();");
+    /**
+     * The compiler's errors for the snippet; empty when it compiles.
+     *
+     * @param companions the page's other snippets: those that declare a public type are compiled with it
+     *                   (a page that shows a resource and then the {@code Application} listing it), but
+     *                   only the snippet's own errors count
+     */
+    List<String> errors(String snippet, List<String> companions) {
+        String code = expand(snippet);
+        List<String> others = new ArrayList<>();
+        Set<String> declared = new LinkedHashSet<>();
+        Matcher own = PUBLIC_TYPE.matcher(code);
+        if (own.find()) {
+            declared.add(own.group(3));
+        }
+        for (String c : companions) {
+            String other = expand(c);
+            Matcher m = PUBLIC_TYPE.matcher(other);
+            if (m.find() && declared.add(m.group(3))) {
+                others.add(unit(other));
+            }
+        }
+        this.companions = others;
         if (TYPE_DECLARATION.matcher(code).find()) {
             return compile(unit(code));
         }
@@ -108,6 +122,19 @@ final class SnippetJava {
         return both;
     }
 
+    private List<String> companions = List.of();
+
+    private static String expand(String snippet) {
+        return ELLIPSIS_LINE.matcher(ELLIPSIS_BODY.matcher(snippet)
+                .replaceAll("{ throw new UnsupportedOperationException(); }"))
+                .replaceAll("$1throw new UnsupportedOperationException();");
+    }
+
+    private static String typeName(String source) {
+        Matcher pub = PUBLIC_TYPE.matcher(source);
+        return pub.find() ? pub.group(3) : "Snippet";
+    }
+
     private static String unit(String code) {
         return code.stripLeading().startsWith("package ") ? code : IMPORTS + code;
     }
@@ -118,12 +145,13 @@ final class SnippetJava {
     }
 
     private List<String> compile(String source) {
-        Matcher pub = PUBLIC_TYPE.matcher(source);
-        String name = pub.find() ? pub.group(3) : "Snippet";
+        JavaFileObject main = source(typeName(source), source);
         List<JavaFileObject> units = new ArrayList<>();
-        units.add(source(name, source));
+        units.add(main);
+        companions.forEach(c -> units.add(source(typeName(c), c)));
+        String all = source + String.join("\n", companions);
         for (String type : DOMAIN_TYPES) {
-            if (!Pattern.compile("(class|interface|record|enum)\\s+" + type + "\\b").matcher(source).find()) {
+            if (!Pattern.compile("(class|interface|record|enum)\\s+" + type + "\\b").matcher(all).find()) {
                 units.add(source(type, "class " + type + " {}\n"));
             }
         }
@@ -143,7 +171,8 @@ final class SnippetJava {
         List<String> errors = new ArrayList<>();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
             String message = d.getMessage(Locale.ROOT);
-            if (d.getKind() == Diagnostic.Kind.ERROR && !UNKNOWN_VARIABLE.matcher(message).find()) {
+            if (d.getKind() == Diagnostic.Kind.ERROR && d.getSource() == main
+                    && !UNKNOWN_VARIABLE.matcher(message).find()) {
                 errors.add("line " + d.getLineNumber() + ": " + message);
             }
         }
