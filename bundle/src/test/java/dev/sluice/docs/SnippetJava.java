@@ -44,9 +44,9 @@ final class SnippetJava {
 
     private static final String IMPORTS = Stream.of(
             "dev.sluice", "dev.sluice.filter", "dev.sluice.jaxrs",
-            "java.util", "java.util.concurrent", "java.time", "java.math",
+            "java.io", "java.util", "java.util.concurrent", "java.time", "java.math",
             "jakarta.inject", "jakarta.enterprise.context", "jakarta.enterprise.inject.spi", "jakarta.annotation", "jakarta.transaction",
-            "jakarta.persistence", "jakarta.servlet", "jakarta.servlet.http",
+            "jakarta.persistence", "jakarta.servlet", "jakarta.servlet.http", "jakarta.servlet.annotation",
             "jakarta.ws.rs", "jakarta.ws.rs.core", "jakarta.ws.rs.ext")
             .map(p -> "import " + p + ".*;").collect(Collectors.joining(" ")) + "\n";
 
