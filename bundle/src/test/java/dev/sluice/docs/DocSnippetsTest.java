@@ -97,7 +97,7 @@ class DocSnippetsTest {
         return pages.stream().filter(Files::exists).flatMap(f -> Snippet.read(f).stream()).toList();
     }
 
-    private static Path repositoryRoot() {
+    static Path repositoryRoot() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
             if (Files.isDirectory(p.resolve("docs")) && Files.exists(p.resolve("README.md"))) {
                 return p;
