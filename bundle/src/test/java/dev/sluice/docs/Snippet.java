@@ -13,8 +13,9 @@ import java.util.regex.Pattern;
  * One fenced code block of a Markdown page: its language, its text (with the fence's indentation
  * removed) and how the page marks it. A mark is an HTML comment on the nearest non-blank line above
  * the fence, invisible on the rendered page: {@code <!-- snippet: fragment -->} (part of a larger
- * file, checked as such) or {@code <!-- snippet: invalid -->} (shows a value Sluice refuses; the check
- * asserts that it is refused).
+ * file: properties and XML are parsed but not validated as a whole; Java is wrapped as it always is) or
+ * {@code <!-- snippet: invalid -->} (properties showing a value Sluice refuses; the check asserts that it
+ * is refused).
  */
 record Snippet(Path page, int line, String language, String text, Mark mark) {
 
