@@ -31,21 +31,23 @@ import java.lang.annotation.Target;
 @Target({ElementType.METHOD, ElementType.TYPE})
 public @interface Bounded {
 
-    /** Semaphore name, not blank; also the {@code sluice.semaphore.<name>.*} override prefix. */
+    /** {@return semaphore name, not blank; also the {@code sluice.semaphore.<name>.*} override prefix} */
     @Nonbinding
     String value();
 
-    /** Permits, at least 1; override with {@code sluice.semaphore.<name>.permits}. Default 1. */
+    /** {@return permits, at least 1; override with {@code sluice.semaphore.<name>.permits}. Default 1} */
     @Nonbinding
     int permits() default 1;
 
-    /** Lease of a permit, a positive duration; override with {@code sluice.semaphore.<name>.lease}. Default {@code 60s}. */
+    /** {@return lease of a permit, a positive duration; override with {@code sluice.semaphore.<name>.lease}. Default {@code 60s}} */
     @Nonbinding
     String lease() default "60s";
 
     /**
      * Maximum wait for a permit, zero (try once) or positive; override with
      * {@code sluice.semaphore.<name>.max-wait}. Default {@code 10s}.
+     *
+     * @return the maximum wait
      */
     @Nonbinding
     String maxWait() default "10s";

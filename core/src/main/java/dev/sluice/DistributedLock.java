@@ -14,7 +14,7 @@ import java.util.Optional;
  */
 public interface DistributedLock {
 
-    /** The lock key as given (without the Redis key prefix). */
+    /** {@return the lock key as given (without the Redis key prefix)} */
     String key();
 
     /**
@@ -22,17 +22,21 @@ public interface DistributedLock {
      *
      * @param lease   how long the lock lives in Redis if this process stops renewing it
      * @param maxWait how long to wait for a current holder to release; {@code Duration.ZERO} to try once
+     * @return the held lock; close it to release
      * @throws LockNotAcquiredException on timeout, or when Redis cannot be asked (fails closed; the cause is
      *                                  then a {@link StoreUnavailableException})
+     *
      */
     LockHandle acquire(Duration lease, Duration maxWait);
 
     /**
      * Tries once.
      *
+     * @param lease how long the lock lives in Redis if this process stops renewing it
      * @return the handle, or empty when another owner holds the lock
      * @throws LockNotAcquiredException when Redis cannot be asked (fails closed; the cause is a
      *                                  {@link StoreUnavailableException})
+     *
      */
     Optional<LockHandle> tryAcquire(Duration lease);
 }

@@ -10,10 +10,10 @@ import java.util.Optional;
  */
 public interface DistributedSemaphore {
 
-    /** The semaphore name. */
+    /** {@return the semaphore name} */
     String name();
 
-    /** The configured number of permits (config {@code sluice.semaphore.<name>.permits} wins). */
+    /** {@return the configured number of permits (config {@code sluice.semaphore.<name>.permits} wins)} */
     int permits();
 
     /**
@@ -21,17 +21,21 @@ public interface DistributedSemaphore {
      *
      * @param lease   how long the permit lives in Redis if this process stops renewing it
      * @param maxWait how long to wait for a permit to be returned; {@code Duration.ZERO} to try once
+     * @return the held permit; close it to return
      * @throws PermitNotAcquiredException on timeout, or when Redis cannot be asked (fails closed; the cause
      *                                    is then a {@link StoreUnavailableException})
+     *
      */
     Permit acquire(Duration lease, Duration maxWait);
 
     /**
      * Tries once.
      *
+     * @param lease how long the permit lives in Redis if this process stops renewing it
      * @return the permit, or empty when all permits are held
      * @throws PermitNotAcquiredException when Redis cannot be asked (fails closed; the cause is a
      *                                    {@link StoreUnavailableException})
+     *
      */
     Optional<Permit> tryAcquire(Duration lease);
 }

@@ -15,6 +15,7 @@ import java.util.Optional;
 public interface KeyResolver {
 
     /**
+     * @param request the request being decided
      * @return the key, or empty to not limit this request under the policy
      */
     Optional<String> resolve(RequestView request);

@@ -9,19 +9,23 @@ import java.time.Duration;
  */
 public interface LockHandle extends AutoCloseable {
 
-    /** The lock key. */
+    /** {@return the lock key} */
     String key();
 
     /**
      * The fencing token of this acquisition: strictly greater than every token handed out earlier for
      * the same key. Pass it to the protected resource and have it reject writes carrying a token lower
      * than one it has already seen.
+     *
+     * @return the fencing token, greater than every earlier token of the key
      */
     long fencingToken();
 
     /**
      * Whether this handle still holds the lease, as last confirmed by the watchdog or an
      * {@link #extend} call. {@code false} once the lease was found expired or taken over.
+     *
+     * @return whether the lease is still held
      */
     boolean isHeld();
 
@@ -30,6 +34,7 @@ public interface LockHandle extends AutoCloseable {
      * renews with this lease, every third of it, and {@link #isHeld()} counts with it, so the lock's expiry in
      * Redis and {@code isHeld()} agree.
      *
+     * @param lease the new remaining lease, positive
      * @return {@code false} when the lock was lost (another owner's key is never touched)
      * @throws StoreUnavailableException when Redis cannot be asked, at once while the application's circuit
      *                                   breaker skips Redis after repeated failures

@@ -8,14 +8,19 @@ package dev.sluice;
 public class LockLostException extends SluiceException {
     private static final long serialVersionUID = 1L;
 
+    /** The lock key or semaphore name. */
     private final String key;
 
+    /**
+     * @param key the lock key or semaphore name
+     * @param message what happened
+     */
     public LockLostException(String key, String message) {
         super(message);
         this.key = key;
     }
 
-    /** The lock key or semaphore name whose lease was lost. */
+    /** {@return the lock key or semaphore name whose lease was lost} */
     public String key() {
         return key;
     }

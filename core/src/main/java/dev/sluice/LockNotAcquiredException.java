@@ -9,9 +9,16 @@ import java.time.Duration;
 public class LockNotAcquiredException extends SluiceException {
     private static final long serialVersionUID = 1L;
 
+    /** The lock key. */
     private final String key;
+    /** How long the caller waited. */
     private final Duration waited;
 
+    /**
+     * @param key the lock key
+     * @param waited how long the caller waited
+     * @param cause the Redis failure, or {@code null} on a timeout
+     */
     public LockNotAcquiredException(String key, Duration waited, Throwable cause) {
         super("Lock '" + key + "' not acquired after waiting " + waited.toMillis() + " ms"
                 + (cause == null ? "" : ": " + cause.getMessage()), cause);
@@ -19,12 +26,12 @@ public class LockNotAcquiredException extends SluiceException {
         this.waited = waited;
     }
 
-    /** The rendered lock key (without the Redis key prefix). */
+    /** {@return the rendered lock key (without the Redis key prefix)} */
     public String key() {
         return key;
     }
 
-    /** How long the caller waited before giving up. */
+    /** {@return how long the caller waited before giving up} */
     public Duration waited() {
         return waited;
     }

@@ -54,6 +54,8 @@ public @interface Locked {
      * as it is ({@code "order:{0}"} gives the key of {@code Sluice.lock("order:" + id)}); with several, each
      * value's {@code %} and separator characters are written as {@code %XX}, so that different argument
      * lists never give the same key.
+     *
+     * @return the key template
      */
     @Nonbinding
     String key() default "";
@@ -61,6 +63,8 @@ public @interface Locked {
     /**
      * Lease as a positive duration ({@code 30s}, {@code PT30S}); override with
      * {@code sluice.lock.<name>.lease}. Default {@code 30s}.
+     *
+     * @return the lease
      */
     @Nonbinding
     String lease() default "30s";
@@ -68,11 +72,13 @@ public @interface Locked {
     /**
      * Maximum wait, zero or positive; {@code 0} tries once. Override with {@code sluice.lock.<name>.max-wait}.
      * Default {@code 5s}.
+     *
+     * @return the maximum wait
      */
     @Nonbinding
     String maxWait() default "5s";
 
-    /** Name for {@code sluice.lock.<name>.*} overrides and metrics; default {@code <SimpleClassName>.<method>}. */
+    /** {@return name for {@code sluice.lock.<name>.*} overrides and metrics; default {@code <SimpleClassName>.<method>}} */
     @Nonbinding
     String name() default "";
 
@@ -82,6 +88,8 @@ public @interface Locked {
      * {@link LockLostException} is thrown after it returns, because another holder may have run at the
      * same time. {@link OnLost#LOG} returns the result and logs a warning instead, for methods whose
      * writes are already protected by fencing tokens.
+     *
+     * @return what to do after a lost lease
      */
     @Nonbinding
     OnLost onLost() default OnLost.THROW;

@@ -6,10 +6,10 @@ package dev.sluice;
  */
 public interface Permit extends AutoCloseable {
 
-    /** The semaphore name. */
+    /** {@return the semaphore name} */
     String name();
 
-    /** Whether the permit's lease is still held, as last confirmed by the watchdog. */
+    /** {@return whether the permit's lease is still held, as last confirmed by the watchdog} */
     boolean isHeld();
 
     /**

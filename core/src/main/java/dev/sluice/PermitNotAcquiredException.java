@@ -9,9 +9,16 @@ import java.time.Duration;
 public class PermitNotAcquiredException extends SluiceException {
     private static final long serialVersionUID = 1L;
 
+    /** The semaphore name. */
     private final String name;
+    /** How long the caller waited. */
     private final Duration waited;
 
+    /**
+     * @param name the semaphore name
+     * @param waited how long the caller waited
+     * @param cause the Redis failure, or {@code null} on a timeout
+     */
     public PermitNotAcquiredException(String name, Duration waited, Throwable cause) {
         super("No permit of semaphore '" + name + "' acquired after waiting " + waited.toMillis() + " ms"
                 + (cause == null ? "" : ": " + cause.getMessage()), cause);
@@ -19,12 +26,12 @@ public class PermitNotAcquiredException extends SluiceException {
         this.waited = waited;
     }
 
-    /** The semaphore name. */
+    /** {@return the semaphore name} */
     public String name() {
         return name;
     }
 
-    /** How long the caller waited before giving up. */
+    /** {@return how long the caller waited before giving up} */
     public Duration waited() {
         return waited;
     }

@@ -18,12 +18,19 @@ public final class RateLimitDecision implements Serializable {
     /** {@code retryAfterMillis} value meaning the request can never be admitted. */
     public static final long NEVER = -1;
 
+    /** The policy name. */
     private final String policy;
+    /** Whether the request was admitted. */
     private final boolean allowed;
+    /** Tokens left in the tightest bandwidth. */
     private final long remaining;
+    /** Token count of the tightest bandwidth. */
     private final long limit;
+    /** Window of the tightest bandwidth, in seconds. */
     private final long windowSeconds;
+    /** See {@link #retryAfterMillis()}. */
     private final long retryAfterMillis;
+    /** Milliseconds until the tightest bucket is full again. */
     private final long resetMillis;
 
     private RateLimitDecision(String policy, boolean allowed, long remaining, long limit, long windowSeconds,
@@ -51,33 +58,34 @@ public final class RateLimitDecision implements Serializable {
      *                         capacity). When allowed: milliseconds until one more token is available in every
      *                         bandwidth (0 when {@code remaining > 0})
      * @param resetMillis      milliseconds until the tightest bucket is full again, rounded up
+     * @return the decision
      */
     public static RateLimitDecision of(String policy, boolean allowed, long remaining, long limit, long windowSeconds,
                                        long retryAfterMillis, long resetMillis) {
         return new RateLimitDecision(policy, allowed, remaining, limit, windowSeconds, retryAfterMillis, resetMillis);
     }
 
-    /** The policy name. */
+    /** {@return the policy name} */
     public String policy() {
         return policy;
     }
 
-    /** Whether the request was admitted (and charged). */
+    /** {@return whether the request was admitted (and charged)} */
     public boolean allowed() {
         return allowed;
     }
 
-    /** Tokens left in the tightest bandwidth after this decision, {@code >= 0}. */
+    /** {@return tokens left in the tightest bandwidth after this decision, {@code >= 0}} */
     public long remaining() {
         return remaining;
     }
 
-    /** Capacity of the tightest bandwidth's bucket: its burst, or its token count without one. */
+    /** {@return the capacity of the tightest bandwidth's bucket: its burst, or its token count without one} */
     public long limit() {
         return limit;
     }
 
-    /** Seconds the tightest bucket takes to refill from empty, rounded up, at least 1 (the period without a burst). */
+    /** {@return seconds the tightest bucket takes to refill from empty, rounded up, at least 1 (the period without a burst)} */
     public long windowSeconds() {
         return windowSeconds;
     }
@@ -86,17 +94,19 @@ public final class RateLimitDecision implements Serializable {
      * When denied: milliseconds until enough tokens for this request are available, rounded up, never 0;
      * {@link #NEVER} when it can never pass. When allowed: milliseconds until one more token is available in
      * every bandwidth (0 while tokens remain).
+     *
+     * @return the wait in milliseconds, or {@link #NEVER}
      */
     public long retryAfterMillis() {
         return retryAfterMillis;
     }
 
-    /** Milliseconds until the tightest bucket is full again, rounded up. */
+    /** {@return milliseconds until the tightest bucket is full again, rounded up} */
     public long resetMillis() {
         return resetMillis;
     }
 
-    /** Whether the denial is permanent: the request costs more than the bucket can ever hold. */
+    /** {@return whether the denial is permanent: the request costs more than the bucket can ever hold} */
     public boolean never() {
         return retryAfterMillis == NEVER;
     }

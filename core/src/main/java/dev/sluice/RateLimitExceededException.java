@@ -14,8 +14,10 @@ import java.util.Optional;
 public class RateLimitExceededException extends SluiceException {
     private static final long serialVersionUID = 2L;
 
+    /** The denied decision. */
     private final RateLimitDecision decision;
 
+    /** @param decision the denied decision */
     public RateLimitExceededException(RateLimitDecision decision) {
         super("Rate limit '" + decision.policy() + "' exceeded; "
                 + (decision.never() ? "the cost exceeds the bucket capacity and can never be admitted"
@@ -23,17 +25,17 @@ public class RateLimitExceededException extends SluiceException {
         this.decision = decision;
     }
 
-    /** The policy that denied the call. */
+    /** {@return the policy that denied the call} */
     public String policy() {
         return decision.policy();
     }
 
-    /** Time until a retry can succeed; empty when it never can. */
+    /** {@return time until a retry can succeed; empty when it never can} */
     public Optional<Duration> retryAfter() {
         return decision.never() ? Optional.empty() : Optional.of(Duration.ofMillis(decision.retryAfterMillis()));
     }
 
-    /** The full decision, for writing headers. */
+    /** {@return the full decision, for writing headers} */
     public RateLimitDecision decision() {
         return decision;
     }

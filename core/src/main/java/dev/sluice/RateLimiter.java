@@ -9,21 +9,27 @@ package dev.sluice;
  */
 public interface RateLimiter {
 
-    /** The policy name. */
+    /** {@return the policy name} */
     String policy();
 
     /**
      * Takes the policy's configured cost for {@code key} if available; never blocks.
      *
+     * @param key the client key within the policy, e.g. an address or an API key
+     * @return the decision, allowed or not
      * @throws StoreUnavailableException when Redis cannot be asked (it failed, or is skipped after repeated
      *                                   failures) and the policy's {@code on-redis-failure} is {@code deny};
      *                                   with {@code allow} (the default) the call is admitted instead
+     *
      */
     RateLimitDecision tryAcquire(String key);
 
     /**
      * Takes {@code cost} tokens for {@code key} if available; never blocks.
      *
+     * @param key  the client key within the policy
+     * @param cost tokens to take, at least 1
+     * @return the decision, allowed or not
      * @throws IllegalArgumentException  when {@code cost < 1}
      * @throws StoreUnavailableException as {@link #tryAcquire(String)}
      */
@@ -32,6 +38,8 @@ public interface RateLimiter {
     /**
      * Takes the configured cost for {@code key} or throws.
      *
+     * @param key the client key within the policy
+     * @return the decision, always allowed
      * @throws RateLimitExceededException when denied, carrying the decision
      * @throws StoreUnavailableException  as {@link #tryAcquire(String)}
      */

@@ -14,6 +14,8 @@ public interface Sluice {
     /**
      * The rate limiter for a policy configured under {@code sluice.limit.<policy>.*}.
      *
+     * @param policy the policy name
+     * @return its limiter
      * @throws SluiceConfigException when no such policy is configured
      */
     RateLimiter limiter(String policy);
@@ -22,6 +24,9 @@ public interface Sluice {
      * A distributed lock on {@code key} (the Redis key is {@code <prefix>:lock:{key}}; a key longer than 64
      * characters or outside {@code [A-Za-z0-9._:@/-]} is replaced by its SHA-256 digest there, so request data
      * cannot shape Redis keys). Reentrant for the same thread. Without Redis configured, local to this JVM.
+     *
+     * @param key the lock key
+     * @return the lock; nothing is acquired yet
      */
     DistributedLock lock(String key);
 
@@ -29,6 +34,9 @@ public interface Sluice {
      * A distributed counting semaphore named {@code name} allowing at most {@code permits} holders across
      * all nodes. {@code sluice.semaphore.<name>.permits} in config overrides {@code permits}.
      *
+     * @param name    the semaphore name
+     * @param permits the number of holders allowed at once, unless configuration overrides it
+     * @return the semaphore; nothing is acquired yet
      * @throws IllegalArgumentException when {@code permits < 1}
      */
     DistributedSemaphore semaphore(String name, int permits);

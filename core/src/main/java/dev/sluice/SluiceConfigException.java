@@ -10,6 +10,7 @@ package dev.sluice;
 public class SluiceConfigException extends SluiceException {
     private static final long serialVersionUID = 1L;
 
+    /** The configuration key at fault. */
     private final String key;
 
     /**
@@ -22,13 +23,18 @@ public class SluiceConfigException extends SluiceException {
         this.key = key;
     }
 
-    /** For messages that do not fit the key/value/expected shape; {@code message} must still name the key. */
+    /**
+     * For messages that do not fit the key/value/expected shape; {@code message} must still name the key.
+     *
+     * @param key     the configuration key
+     * @param message the whole message, naming the key
+     */
     public SluiceConfigException(String key, String message) {
         super(message);
         this.key = key;
     }
 
-    /** The configuration key at fault. */
+    /** {@return the configuration key at fault} */
     public String key() {
         return key;
     }

@@ -17,6 +17,10 @@ public class StoreUnavailableException extends SluiceException {
     /** Milliseconds until the store is tried again when the breaker skipped it; -1 for a real failure. */
     private final long retryAfterMillis;
 
+    /**
+     * @param message what failed
+     * @param cause the Redis client's exception
+     */
     public StoreUnavailableException(String message, Throwable cause) {
         super(message, cause);
         this.retryAfterMillis = -1;
@@ -37,13 +41,14 @@ public class StoreUnavailableException extends SluiceException {
      * The store was not asked because the circuit breaker is open.
      *
      * @param retryAfterMillis time until the breaker lets the next call through
+     * @return the exception to throw
      */
     public static StoreUnavailableException skipped(long retryAfterMillis) {
         return new StoreUnavailableException("Redis is being skipped after repeated failures (circuit breaker open);"
                 + " next attempt in " + retryAfterMillis + " ms", retryAfterMillis);
     }
 
-    /** When the store was skipped by the open circuit breaker: the time until it is tried again. */
+    /** {@return when the store was skipped by the open circuit breaker: the time until it is tried again} */
     public Optional<Duration> retryAfter() {
         return retryAfterMillis < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(retryAfterMillis));
     }

@@ -46,18 +46,24 @@ public @interface RateLimited {
     /**
      * Policy name, as in {@code sluice.limit.<policy>.*}: letters, digits, {@code _} and {@code -}.
      * It is part of the Redis key, so two methods naming the same policy share its buckets.
+     *
+     * @return the policy name
      */
     String value();
 
     /**
      * Default for {@code sluice.limit.<policy>.rate}: one or more bandwidths such as {@code 100/1m} or
      * {@code 10/1s,1000/1h}. Empty (the default) means the configuration must define the policy.
+     *
+     * @return the default rate
      */
     String rate() default "";
 
     /**
      * Default for {@code sluice.limit.<policy>.burst}, the capacity of the first bandwidth, at least
      * {@link #cost()}. {@code 0} (the default) means "its token count".
+     *
+     * @return the default burst
      */
     long burst() default 0;
 
@@ -65,10 +71,12 @@ public @interface RateLimited {
      * Default for {@code sluice.limit.<policy>.key}: {@code ip}, {@code principal}, {@code header:<Name>},
      * {@code query:<name>}, {@code path}, {@code path-param:<name>}, {@code global} or
      * {@code bean:<name>}. Empty (the default) means {@code ip}.
+     *
+     * @return the default key
      */
     String key() default "";
 
-    /** Default for {@code sluice.limit.<policy>.cost}, tokens one request takes. {@code 0} (the default) means 1. */
+    /** {@return default for {@code sluice.limit.<policy>.cost}, tokens one request takes. {@code 0} (the default) means 1} */
     long cost() default 0;
 
     /** Holds repeated {@link RateLimited} annotations; written by the compiler, not by hand. */
@@ -77,6 +85,7 @@ public @interface RateLimited {
     @Retention(RetentionPolicy.RUNTIME)
     @Target({ElementType.TYPE, ElementType.METHOD})
     @interface List {
+        /** {@return the repeated annotations} */
         RateLimited[] value();
     }
 }
