@@ -15,14 +15,14 @@ import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 
 /**
- * Runs a {@code @Locked} method while holding its distributed lock. At {@code PLATFORM_BEFORE + 100} it
- * wraps {@code @Transactional} ({@code PLATFORM_BEFORE + 200}), so the transaction commits before the lock
- * is released. The method does not run unless the lock was acquired; a lease lost while it ran is
+ * Runs a {@code @Locked} method while holding its distributed lock. At {@code PLATFORM_BEFORE + 90} it wraps
+ * {@code @Bounded} ({@code + 100}; a caller waiting for a busy key holds no permit) and {@code @Transactional}
+ * ({@code PLATFORM_BEFORE + 200}), so the transaction commits before the lock is released. The method does not run unless the lock was acquired; a lease lost while it ran is
  * reported after it returns, as {@link Locked#onLost()} says.
  */
 @Locked
 @Interceptor
-@Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 90)
 public class LockedInterceptor {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
