@@ -30,6 +30,7 @@ public class StoreUnavailableException extends SluiceException {
      * The store was not asked because the circuit breaker is open; no stack trace, since it is thrown for every
      * call meanwhile and the trace would say nothing.
      *
+     * @param message          what was not tried, and for how long
      * @param retryAfterMillis time until the breaker lets the next call through
      */
     protected StoreUnavailableException(String message, long retryAfterMillis) {
