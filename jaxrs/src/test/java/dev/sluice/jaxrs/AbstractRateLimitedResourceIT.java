@@ -164,6 +164,20 @@ abstract class AbstractRateLimitedResourceIT {
     }
 
     @Test
+    void aConfiguredKeyAloneOverridesTheAnnotationsKeyAndKeepsItsRate() throws Exception {
+        Map<String, String> keyOnly = new java.util.HashMap<>(settings());
+        keyOnly.put("sluice.limit.keyed.key", "header:X-Tenant");
+        deployment = container().deploy(new TestApplication(Resources.Keyed.class, RateLimitFeature.class)
+                .properties(keyOnly));
+
+        assertAllowed(get("keyed", Map.of("X-Tenant", "acme")), "keyed", 2, HOUR);
+        assertAllowed(get("keyed", Map.of("X-Tenant", "acme")), "keyed", 2, HOUR);
+        assertTooManyRequests(get("keyed", Map.of("X-Tenant", "acme")), "keyed", 2, HOUR);
+        assertThat(assertAllowed(get("keyed", Map.of("X-Tenant", "globex")), "keyed", 2, HOUR).remaining())
+                .as("another tenant, another bucket").isEqualTo(1);
+    }
+
+    @Test
     void headerModeComesFromTheApplicationsSettings() throws Exception {
         Map<String, String> legacy = new java.util.HashMap<>(settings());
         legacy.put("sluice.headers", "legacy");

@@ -94,6 +94,16 @@ final class Resources {
         }
     }
 
+    /** An inline rate whose key only the configuration sets. */
+    @Path("keyed")
+    public static class Keyed {
+        @GET
+        @RateLimited(value = "keyed", rate = "2/1h")
+        public String keyed() {
+            return "keyed";
+        }
+    }
+
     /** Resource methods that let Sluice's exceptions escape, as guarded code does. */
     @Path("throws")
     public static class Throwing {
