@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * Entry point to Sluice's primitives for programmatic use. Inject it ({@code @Inject Sluice sluice})
  * in a CDI application; it is an application-scoped bean backed by the application's single Redis
- * connection pool (or the in-process store when {@code sluice.redis.uri} is absent).
+ * connection pool (or the in-process store when no Redis is configured: none of {@code sluice.redis.uri},
+ * {@code sluice.redis.sentinels} and {@code sluice.redis.cluster-nodes}).
  *
  * <p>Thread-safe. The objects it returns are cheap handles and may be cached or created per call.
  */

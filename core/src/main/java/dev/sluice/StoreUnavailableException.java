@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * The store (Redis) could not be reached, failed, or is being skipped after repeated failures (the circuit
- * breaker is open). Rate limits then follow {@code sluice.on-redis-failure}; locks and semaphores wrap it in
+ * breaker is open). Rate limits then follow their policy's {@code on-redis-failure} (by default
+ * {@code sluice.on-redis-failure}); locks and semaphores wrap it in
  * {@link LockNotAcquiredException} / {@link PermitNotAcquiredException} when acquiring and throw it as it
  * is from other calls.
  *
