@@ -106,4 +106,10 @@ class CidrTest {
     void aMalformedPrefixIsExplainedAsSuchNotAsATrustEveryoneRange(String value) {
         assertThat(refused(value)).contains("decimal prefix length").doesNotContain("any client could");
     }
+    @Test
+    void rangesAreEqualWhenTheyCoverTheSameAddresses() {
+        assertThat(cidr("10.1.2.3/8")).isEqualTo(cidr("10.0.0.0/8")).hasSameHashCodeAs(cidr("10.0.0.0/8"));
+        assertThat(cidr("10.0.0.0/8")).isNotEqualTo(cidr("10.0.0.0/9")).isNotEqualTo(cidr("11.0.0.0/8"))
+                .isNotEqualTo("10.0.0.0/8");
+    }
 }

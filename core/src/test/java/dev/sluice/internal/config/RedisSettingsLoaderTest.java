@@ -290,9 +290,42 @@ class RedisSettingsLoaderTest {
     }
     @Test
     void decodesEveryPercentEncodedByteOfTheCredentials() {
-        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://%41l%69ce:%7e%2F%c3%A9%5A@h:6379"));
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://%41l%69ce:%7e%2F%c3%A9%5A%09@h:6379"));
         assertThat(r.user()).contains("Alice");
-        assertThat(r.password()).contains("~/\u00e9Z");
+        assertThat(r.password()).contains("~/\u00e9Z\t");
+    }
+
+    @Test
+    void keepsCharactersOutsideTheBasicPlaneOfUnencodedCredentials() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://u:p\uD83D\uDE00w@h:6379"));
+        assertThat(r.password()).contains("p\uD83D\uDE00w");
+    }
+
+    @Test
+    void anEmptyPasswordInTheUriMeansNone() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://alice:@h:6379"));
+        assertThat(r.user()).contains("alice");
+        assertThat(r.password()).isEmpty();
+    }
+
+    @Test
+    void readsDatabasesWithTheDigitsZeroAndNineUpToNineDigits() {
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://h/90")).database()).isEqualTo(90);
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://h/123456789")).database()).isEqualTo(123_456_789);
+        rejects(Map.of("sluice.redis.uri", "redis://h/1234567890"), "sluice.redis.uri", "redis://h/1234567890");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"redis://?db=1", "redis://#x", "redis://h?db=1"})
+    void rejectsAQueryOrFragmentWhereverItStarts(String uri) {
+        assertThat(rejects(Map.of("sluice.redis.uri", uri), "sluice.redis.uri", uri)).contains("no query or fragment");
+    }
+
+    @Test
+    void describesAUriWithoutItsCredentials() {
+        String shown = RedisUri.parse("sluice.redis.uri", "redis://u:secret@h:6380/2").toString();
+        assertThat(shown).isEqualTo("redis://h:6380/2 (with credentials)");
+        assertThat(RedisUri.parse("sluice.redis.uri", "redis://h").toString()).isEqualTo("redis://h:6379/0");
     }
 
     @org.junit.jupiter.params.ParameterizedTest
