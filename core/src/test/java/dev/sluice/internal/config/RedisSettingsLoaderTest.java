@@ -351,4 +351,9 @@ class RedisSettingsLoaderTest {
         assertThat(e.getMessage()).contains(first).contains(second).doesNotContain(":pw@")
                 .contains("only one of sluice.redis.uri, sluice.redis.sentinels and sluice.redis.cluster-nodes");
     }
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"redis://[::1]x", "redis://[::1]x:6379", "redis://[::1"})
+    void rejectsAnythingButAPortAfterABracketedAddress(String uri) {
+        rejects(Map.of("sluice.redis.uri", uri), "sluice.redis.uri", uri);
+    }
 }
