@@ -19,7 +19,8 @@ import java.util.Optional;
  * the client address are tagged so that a crafted value can never land in another client's bucket:
  * <ul>
  *   <li>{@code ip}: the client address after the trusted-proxy rules, e.g. {@code 192.0.2.7};</li>
- *   <li>{@code principal}: {@code user:<name>}, or {@code ip:<address>} for anonymous requests;</li>
+ *   <li>{@code principal}: {@code user:<name>}, or {@code ip:<address>} for anonymous requests (no name, or an
+ *       empty or blank one);</li>
  *   <li>{@code header:<Name>}, {@code query:<name>}, {@code path-param:<name>}: {@code h:}, {@code q:},
  *       {@code p:} + the (first) value, or {@code ip:<address>} when it is absent or blank;</li>
  *   <li>{@code path}: the path within the application; {@code global}: one bucket for everyone;</li>
@@ -72,7 +73,7 @@ public final class KeyResolution {
     public String rawKey(RequestView request) {
         return switch (spec.type()) {
             case IP -> request.clientAddress();
-            case PRINCIPAL -> request.principal().filter(n -> !n.isEmpty()).map(n -> "user:" + n)
+            case PRINCIPAL -> request.principal().filter(n -> !n.isBlank()).map(n -> "user:" + n)
                     .orElseGet(() -> anonymous(request));
             case HEADER -> tagged("h:", request.header(spec.argument()), request);
             case QUERY -> tagged("q:", request.queryParameter(spec.argument()), request);

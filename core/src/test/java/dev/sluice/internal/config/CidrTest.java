@@ -84,4 +84,32 @@ class CidrTest {
         String message = refused("::ffff:10.0.0.0/104");
         assertThat(message).doesNotContain("0..32").contains("10.0.0.0/8");
     }
+    @Test
+    void suggestsTheIpv4RangeThatAnIpv4MappedRangeMeans() {
+        assertThat(refused("::ffff:192.168.0.0/112")).contains("write this range as 192.168.0.0/16");
+        assertThat(refused("::ffff:192.168.0.0/80")).contains("write this range as the IPv4 range");
+    }
+
+    @Test
+    void readsPrefixLengthsWithTheDigitsZeroAndNine() throws Exception {
+        Cidr ten = cidr("10.64.0.0/10");
+        assertThat(ten.contains(ip("10.127.255.255"))).isTrue();
+        assertThat(ten.contains(ip("10.128.0.0"))).isFalse();
+        Cidr twentyNine = cidr("10.0.0.8/29");
+        assertThat(twentyNine.contains(ip("10.0.0.15"))).isTrue();
+        assertThat(twentyNine.contains(ip("10.0.0.16"))).isFalse();
+        assertThat(cidr("2001:db8::/90").contains(ip("2001:db8::3f:ffff:ffff"))).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"10.0.0.0/x", "10.0.0.0/33", "10.0.0.0/", "10.0.0.0/1000"})
+    void aMalformedPrefixIsExplainedAsSuchNotAsATrustEveryoneRange(String value) {
+        assertThat(refused(value)).contains("decimal prefix length").doesNotContain("any client could");
+    }
+    @Test
+    void rangesAreEqualWhenTheyCoverTheSameAddresses() {
+        assertThat(cidr("10.1.2.3/8")).isEqualTo(cidr("10.0.0.0/8")).hasSameHashCodeAs(cidr("10.0.0.0/8"));
+        assertThat(cidr("10.0.0.0/8")).isNotEqualTo(cidr("10.0.0.0/9")).isNotEqualTo(cidr("11.0.0.0/8"))
+                .isNotEqualTo("10.0.0.0/8");
+    }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.internal.config;
 
+import dev.sluice.SluiceConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.Map;
 import static dev.sluice.internal.config.Rejections.rejects;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class RedisSettingsLoaderTest {
 
@@ -285,5 +287,73 @@ class RedisSettingsLoaderTest {
         String message = rejects(Map.of("sluice.redis.uri", "redis://h:6379", "sluice.redis.tls", "yes"),
                 "sluice.redis.tls", "\"yes\"");
         assertThat(message).contains("true or false");
+    }
+    @Test
+    void decodesEveryPercentEncodedByteOfTheCredentials() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://%41l%69ce:%7e%2F%c3%A9%5A%09@h:6379"));
+        assertThat(r.user()).contains("Alice");
+        assertThat(r.password()).contains("~/\u00e9Z\t");
+    }
+
+    @Test
+    void keepsCharactersOutsideTheBasicPlaneOfUnencodedCredentials() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://u:p\uD83D\uDE00w@h:6379"));
+        assertThat(r.password()).contains("p\uD83D\uDE00w");
+    }
+
+    @Test
+    void anEmptyPasswordInTheUriMeansNone() {
+        RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://alice:@h:6379"));
+        assertThat(r.user()).contains("alice");
+        assertThat(r.password()).isEmpty();
+    }
+
+    @Test
+    void readsDatabasesWithTheDigitsZeroAndNineUpToNineDigits() {
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://h/90")).database()).isEqualTo(90);
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://h/123456789")).database()).isEqualTo(123_456_789);
+        rejects(Map.of("sluice.redis.uri", "redis://h/1234567890"), "sluice.redis.uri", "redis://h/1234567890");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"redis://?db=1", "redis://#x", "redis://h?db=1"})
+    void rejectsAQueryOrFragmentWhereverItStarts(String uri) {
+        assertThat(rejects(Map.of("sluice.redis.uri", uri), "sluice.redis.uri", uri)).contains("no query or fragment");
+    }
+
+    @Test
+    void describesAUriWithoutItsCredentials() {
+        String shown = RedisUri.parse("sluice.redis.uri", "redis://u:secret@h:6380/2").toString();
+        assertThat(shown).isEqualTo("redis://h:6380/2 (with credentials)");
+        assertThat(RedisUri.parse("sluice.redis.uri", "redis://h").toString()).isEqualTo("redis://h:6379/0");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"pw%4", "pw%", "pw%G1", "pw%1G"})
+    void rejectsABrokenPercentEncodingWithoutShowingThePassword(String password) {
+        String message = rejects(Map.of("sluice.redis.uri", "redis://u:" + password + "@h:6379"), "sluice.redis.uri",
+                "****@h:6379");
+        assertThat(message).doesNotContain(password).contains("%XX");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} with {2}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+            "sluice.redis.uri|redis://:pw@h:1|sluice.redis.sentinels|s1:26379",
+            "sluice.redis.uri|redis://:pw@h:1|sluice.redis.cluster-nodes|n1:7000",
+            "sluice.redis.sentinels|s1:26379|sluice.redis.cluster-nodes|n1:7000"})
+    void rejectsEveryPairOfTopologyKeys(String first, String firstValue, String second, String secondValue) {
+        Map<String, String> values = new java.util.HashMap<>(Map.of(first, firstValue, second, secondValue));
+        if (values.containsKey("sluice.redis.sentinels")) {
+            values.put("sluice.redis.master-name", "m");
+        }
+        SluiceConfigException e = catchThrowableOfType(SluiceConfigException.class, () -> redis(values));
+        assertThat(e).as("%s together with %s", first, second).isNotNull();
+        assertThat(e.getMessage()).contains(first).contains(second).doesNotContain(":pw@")
+                .contains("only one of sluice.redis.uri, sluice.redis.sentinels and sluice.redis.cluster-nodes");
+    }
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"redis://[::1]x", "redis://[::1]x:6379", "redis://[::1"})
+    void rejectsAnythingButAPortAfterABracketedAddress(String uri) {
+        rejects(Map.of("sluice.redis.uri", uri), "sluice.redis.uri", uri);
     }
 }

@@ -111,6 +111,29 @@ class ClientAddressTest {
         assertThat(xff("[fe80::1%25eth0]:80")).isEqualTo("fe80::1");
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"2001:db8::ffff:1.2.3.4", "1::ffff:1.2.3.4",
+            "0:1::ffff:1.2.3.4", "0:0:1::ffff:1.2.3.4", "0:0:0:1::ffff:1.2.3.4", "::1:ffff:1.2.3.4",
+            "::fffe:1.2.3.4", "::7fff:1.2.3.4"})
+    void anIpv6AddressThatOnlyLooksIpv4MappedKeepsItsOwnBucket(String lookAlike) {
+        assertThat(xff(lookAlike)).isNotEqualTo("1.2.3.4").contains("102:304");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"192.0.2.1:0", "192.0.2.1:65535",
+            "\"192.0.2.1:_09azAZ.-_\"", "\"[2001:db8::1]:_node-7\""})
+    void readsAnAddressWithAPortOrAnObfuscatedPort(String value) {
+        assertThat(forwarded("for=" + value)).isIn("192.0.2.1", "2001:db8::1");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"192.0.2.1:", "192.0.2.1:65536", "192.0.2.1:123456",
+            "192.0.2.1:8o", "\"192.0.2.1:_a/b\"", "\"192.0.2.1:_a`b\"", "\"192.0.2.1:_a{b\"",
+            "\"192.0.2.1:_a@b\"", "\"192.0.2.1:_a[b\"", "\"[2001:db8::1]x\""})
+    void takesThePeerForAnAddressWithABadPort(String value) {
+        assertThat(forwarded("for=" + value)).isEqualTo(PROXY);
+    }
+
     @Test
     void readsIpv4MappedIpv6AsIpv4() {
         assertThat(xff("::ffff:203.0.113.7")).isEqualTo("203.0.113.7");

@@ -73,6 +73,15 @@ class KeyResolutionTest {
     }
 
     @Test
+    void anEmptyOrBlankPrincipalIsAnonymousAndKeyedByItsClientAddress() {
+        KeyResolution k = key(KeySpec.Type.PRINCIPAL, "");
+        View empty = new View("/", Map.of(), Map.of(), Map.of(), "", "192.0.2.7");
+        View blank = new View("/", Map.of(), Map.of(), Map.of(), "  ", "198.51.100.1");
+        assertThat(k.rawKey(empty)).isEqualTo("ip:192.0.2.7");
+        assertThat(k.rawKey(blank)).as("not one bucket shared by every blank name").isEqualTo("ip:198.51.100.1");
+    }
+
+    @Test
     void keysByHeaderQueryOrPathParameterAndFallsBackToTheClientAddress() {
         assertThat(key(KeySpec.Type.HEADER, "X-Api-Key").rawKey(ALICE)).isEqualTo("h:k-123");
         assertThat(key(KeySpec.Type.HEADER, "X-Api-Key").rawKey(ANONYMOUS)).isEqualTo("ip:192.0.2.7");

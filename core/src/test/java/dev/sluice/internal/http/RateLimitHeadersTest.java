@@ -178,4 +178,29 @@ class RateLimitHeadersTest {
         assertThatThrownBy(() -> RateLimitHeaders.denying(List.of(allowed("p", 1, 5, 60, 0, 0))))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+    @Test
+    void onATieDescribesTheFirstPolicySoTheHeadersDoNotDependOnChance() {
+        List<Header> headers = RateLimitHeaders.allowed(List.of(
+                allowed("api", 3, 100, 60, 0, 600),
+                allowed("login", 3, 5, 60, 0, 24_000)), HeaderMode.IETF);
+        assertThat(map(headers)).containsEntry("RateLimit", "\"api\";r=3;t=0");
+        assertThat(RateLimitHeaders.denying(List.of(denied("api", 100, 60, 5_000, 60_000),
+                denied("login", 5, 60, 5_000, 60_000))).policy()).isEqualTo("api");
+    }
+
+    @Test
+    void roundsTheSecondsUntilTheNextTokenUpOnlyWhenThereIsARemainder() {
+        assertThat(map(RateLimitHeaders.allowed(List.of(allowed("login", 0, 5, 60, 1_000, 60_000)), HeaderMode.IETF)))
+                .containsEntry("RateLimit", "\"login\";r=0;t=1");
+        assertThat(map(RateLimitHeaders.allowed(List.of(allowed("login", 0, 5, 60, 1, 60_000)), HeaderMode.IETF)))
+                .containsEntry("RateLimit", "\"login\";r=0;t=1");
+    }
+
+    @Test
+    void keepsEveryPrintableAsciiCharacterOfAPolicyNameAndReplacesTheRest() {
+        List<Header> headers = RateLimitHeaders.denied(List.of(denied(" a~\u001f\u007f", 5, 60, 1, 60_000)),
+                HeaderMode.IETF);
+        StructuredFields.Item policy = StructuredFields.parseList(map(headers).get("RateLimit-Policy")).get(0);
+        assertThat(policy.value()).isEqualTo(" a~??");
+    }
 }

@@ -77,4 +77,15 @@ class DenyCacheTest {
         assertThat(off.refusal("k", SHAPE, 1)).isNull();
         assertThat(off.size()).isZero();
     }
+    @Test
+    void aFullCacheForgetsOnlyATenthOfItsRefusalsToMakeRoom() {
+        for (int i = 0; i < 100; i++) {
+            cache.remember("k" + i, SHAPE, 1, refused(60_000));
+            int remembered = 0;
+            for (int j = 0; j <= i; j++) {
+                remembered += cache.refusal("k" + j, SHAPE, 1) != null ? 1 : 0;
+            }
+            assertThat(remembered).as("after %d refusals", i + 1).isBetween(Math.min(i + 1, 9), 10);
+        }
+    }
 }

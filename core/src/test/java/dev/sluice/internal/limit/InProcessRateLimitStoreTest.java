@@ -105,6 +105,7 @@ class InProcessRateLimitStoreTest extends AbstractRateLimitContractTest {
         for (int i = 0; i < 5_000; i++) {
             engine.decide(p, "client-" + i, 1);
         }
+        assertThat(store.size()).as("every bucket is held while it refills").isEqualTo(5_000);
         advance(Duration.ofSeconds(2));
         for (int i = 0; i < 5_000; i++) {
             engine.decide(p, "other", 1);

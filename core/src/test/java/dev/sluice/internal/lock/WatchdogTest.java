@@ -167,6 +167,27 @@ class WatchdogTest {
         }
     }
 
+    @Test
+    void renewsEveryThirdOfTheLeaseAndNoMoreOften() {
+        TestClock clock = new TestClock();
+        ManualScheduler scheduler = new ManualScheduler();
+        try (Watchdog manual = Watchdog.on(scheduler, clock::nanos)) {
+            Held held = watch(manual, new Held(clock::nanos, 3_000, () -> true));
+            // Nine seconds in steps of 100 ms, each step running whatever sweep is scheduled: a watchdog renewing
+            // at every sweep would renew about 90 times.
+            for (int step = 1; step <= 90; step++) {
+                clock.advance(Duration.ofMillis(100));
+                scheduler.runPending();
+                assertThat(held.lease.isHeld()).as("held at %d ms", step * 100).isTrue();
+            }
+            // Nine thirds of the lease have passed; a renewal may come up to a tenth of its period early (900 ms
+            // apart at the closest, so at most 10 in 9 s) and at most one step late (so at least 9 - 1).
+            assertThat(held.renewals.get()).isBetween(8, 10);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
     private static Held watch(Watchdog on, Held held) {
         held.renewal = on.watch(held.lease, held.clock.getAsLong(), held);
         return held;
