@@ -29,9 +29,10 @@ final class RawEvalshaClient implements RateLimitClient {
         for (int i = 0; i < keyNames.length; i++) {
             keys[i] = List.of("sluice:rl:{" + SluiceRateLimitClient.POLICY + ":" + keyNames[i] + "}");
         }
-        // gcra.lua's ARGV for one policy of one bandwidth: cost, count, interval in the bucket's units, units per µs.
+        // gcra.lua's ARGV for one enforced policy of one bandwidth: policy count, mode, cost, bandwidth count,
+        // interval in the bucket's units, units per µs, capacity.
         var bandwidth = new dev.sluice.internal.config.Bandwidth(tokens, period, tokens);
-        args = List.of("1", "1", "1", String.valueOf(bandwidth.intervalUnits()),
+        args = List.of("1", "0", "1", "1", String.valueOf(bandwidth.intervalUnits()),
                 String.valueOf(bandwidth.unitsPerMicro()), String.valueOf(tokens));
     }
 

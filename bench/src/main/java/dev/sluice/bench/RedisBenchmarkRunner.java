@@ -32,10 +32,11 @@ final class RedisBenchmarkRunner {
         // per-request random number below -r.
         String key = hot ? "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-0}"
                 : "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-__rand_int__}";
-        // gcra.lua's ARGV for one policy of one bandwidth: cost, count, interval in the bucket's units, units per µs.
+        // gcra.lua's ARGV for one enforced policy of one bandwidth: policy count, mode, cost, bandwidth count,
+        // interval in the bucket's units, units per µs, capacity.
         var bandwidth = new dev.sluice.internal.config.Bandwidth(BenchEnv.RATE_TOKENS, BenchEnv.RATE_PERIOD,
                 BenchEnv.RATE_TOKENS);
-        List<String> command = List.of("EVALSHA", sha, "1", key, "1", "1", "1",
+        List<String> command = List.of("EVALSHA", sha, "1", key, "1", "0", "1", "1",
                 String.valueOf(bandwidth.intervalUnits()), String.valueOf(bandwidth.unitsPerMicro()),
                 String.valueOf(BenchEnv.RATE_TOKENS));
 

@@ -3,8 +3,16 @@
 -- Each bandwidth is a GCRA bucket whose state is its theoretical arrival time (TAT): the instant on the Redis
 -- clock at which it is full again. The key expires at that instant, so an idle bucket costs nothing. A request
 -- of cost c moves the TAT by c * interval; it conforms when the moved TAT is at most capacity * interval ahead
--- of now. The request is admitted only if every bandwidth of every policy admits it; then all are charged,
--- otherwise none is (a denied request does not eat another policy's quota).
+-- of now. The request is admitted only if every bandwidth of every deciding policy admits it; then all are
+-- charged, otherwise none is (a denied request does not eat another policy's quota).
+--
+-- Each policy comes with a mode:
+--   0 enforce       decides; charged when the request is admitted
+--   1 shadow        never refuses the request; charged when it alone admits it
+--   2 check         decides; never charged (the check before a request charged after its response)
+--   3 shadow check  never refuses, never charged
+--   4 charge        charged without deciding (after a counted response): the bucket moves by the cost but
+--                   never further than empty, and the reply says allowed
 --
 -- Exact at every rate: interval = period / tokens is a fraction of a microsecond in general. Each bandwidth
 -- comes with it as interval_units / units_per_us in lowest terms, and the script counts that bucket's durations
@@ -19,10 +27,11 @@
 -- key of another type instead of failing; the next charge overwrites it.
 --
 -- KEYS: one key per bandwidth, policy after policy.
--- ARGV: policy_count, then per policy: cost, bandwidth_count, then per bandwidth:
+-- ARGV: policy_count, then per policy: mode, cost, bandwidth_count, then per bandwidth:
 --       interval_units, units_per_us, capacity.
 -- Reply (read by BucketOutcome.fromReply): per policy five integers, in this order:
---   allowed    1 or 0
+--   allowed    1 or 0: whether this policy admits the request (the request itself is admitted when every
+--              deciding policy does)
 --   remaining  tokens left in the tightest bandwidth, the one with the fewest
 --   tightest   that bandwidth's index, 0-based
 --   wait_us    denied: until this request could be admitted, -1 = never; admitted: until one more token is
@@ -34,10 +43,10 @@ local function clock()
 end
 local now = clock()
 
--- The common case, one policy of one bandwidth whose interval is whole microseconds (units_per_us = 1): the
--- general code below without its tables and helpers, same reply.
-if ARGV[1] == '1' and ARGV[3] == '1' and ARGV[5] == '1' then
-  local cost, interval, capacity = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[6])
+-- The common case, one enforced policy of one bandwidth whose interval is whole microseconds
+-- (units_per_us = 1): the general code below without its tables and helpers, same reply.
+if ARGV[1] == '1' and ARGV[2] == '0' and ARGV[4] == '1' and ARGV[6] == '1' then
+  local cost, interval, capacity = tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[7])
   local span = capacity * interval
   local value = redis.call('MGET', KEYS[1])[1]
   local tat = value and (tonumber(value) or tonumber((string.match(value, '^(%d+):%d+$'))))
@@ -111,9 +120,9 @@ local values = redis.call('MGET', unpack(KEYS))
 local policies, all_ok = {}, true
 local arg, k = 2, 1
 for p = 1, tonumber(ARGV[1]) do
-  local pol = { cost = tonumber(ARGV[arg]), ok = true, never = false, wait = 0, buckets = {} }
-  local n = tonumber(ARGV[arg + 1])
-  arg = arg + 2
+  local pol = { mode = ARGV[arg], cost = tonumber(ARGV[arg + 1]), ok = true, never = false, wait = 0, buckets = {} }
+  local n = tonumber(ARGV[arg + 2])
+  arg = arg + 3
   for b = 1, n do
     local interval, units, capacity = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
     local bucket = { key = KEYS[k], interval = interval, units = units, span = capacity * interval }
@@ -128,16 +137,22 @@ for p = 1, tonumber(ARGV[1]) do
     end
     pol.buckets[b] = bucket
   end
-  all_ok = all_ok and pol.ok
+  if pol.mode == '4' then pol.ok, pol.never = true, false end
+  if pol.mode == '0' or pol.mode == '2' then all_ok = all_ok and pol.ok end
   policies[p] = pol
 end
 
 local reply = {}
 for _, pol in ipairs(policies) do
   local remaining, tightest, reset, next_token = nil, 0, 0, 0
+  local charged = (pol.mode == '0' and all_ok) or (pol.mode == '1' and pol.ok) or pol.mode == '4'
   for b, bucket in ipairs(pol.buckets) do
-    local ahead = all_ok and bucket.moved or bucket.ahead
-    if all_ok or bucket.clamped then store(bucket.key, ahead, bucket.units) end
+    local ahead = bucket.ahead
+    if charged then
+      ahead = bucket.moved
+      if pol.mode == '4' and ahead > bucket.span then ahead = bucket.span end
+    end
+    if charged or bucket.clamped then store(bucket.key, ahead, bucket.units) end
     local left = floor_div(bucket.span - ahead, bucket.interval)
     if remaining == nil or left < remaining then
       remaining, tightest, reset = left, b - 1, ceil_div(ahead, bucket.units)

@@ -5,6 +5,7 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.http.AfterResponse;
 import dev.sluice.internal.http.ChargedPolicies;
 import dev.sluice.internal.http.ClientAddress;
 import dev.sluice.internal.http.PathMatcher;
@@ -14,6 +15,8 @@ import dev.sluice.internal.http.RateLimitHeaders;
 import dev.sluice.internal.http.Verdict;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.internal.runtime.SluiceRuntimes;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -56,6 +59,10 @@ import java.util.Map;
  * <p>Every policy the filter decided for a request is recorded in the request attribute
  * {@value ChargedPolicies#ATTRIBUTE} (a {@code Set<String>}), so that a second instance of this filter
  * and the JAX-RS filter do not charge it again.
+ *
+ * <p>A policy that charges only some response statuses ({@code sluice.limit.<policy>.count}) is charged
+ * when the response is complete: after the chain returns, or, for an asynchronous request, when its
+ * asynchronous cycle ends.
  *
  * <p>Configuration is read and validated once in {@link #init}; a bad value fails the deployment with
  * {@link dev.sluice.SluiceConfigException}. Thread-safe: one instance serves concurrent requests, and it
@@ -135,10 +142,51 @@ public class RateLimitFilter implements Filter {
         for (RateLimitHeaders.Header header : verdict.headers()) {
             out.setHeader(header.name(), header.value());
         }
-        if (verdict.admitted()) {
-            chain.doFilter(request, response);
-        } else {
+        if (!verdict.admitted()) {
             refuse(out, verdict);
+            return;
+        }
+        AfterResponse after = verdict.afterResponse();
+        if (after.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        try {
+            chain.doFilter(request, response);
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            // the container answers 500 (or its error page) unless the response was already on its way
+            after.completed(out.isCommitted() ? out.getStatus() : 500);
+            throw e;
+        }
+        if (http.isAsyncStarted()) {
+            http.getAsyncContext().addListener(new CompleteAfterAsync(after, out));
+        } else {
+            after.completed(out.getStatus());
+        }
+    }
+
+    /** Runs a verdict's {@link AfterResponse} when an asynchronous request's cycle ends, however it ends. */
+    private record CompleteAfterAsync(AfterResponse after, HttpServletResponse response) implements AsyncListener {
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            after.completed(response.getStatus());
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            // onComplete follows
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            // onComplete follows
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // the request went asynchronous again: this listener must be registered anew to hear its end
+            event.getAsyncContext().addListener(this);
         }
     }
 

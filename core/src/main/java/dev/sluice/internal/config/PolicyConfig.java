@@ -9,7 +9,8 @@ import java.util.stream.Collectors;
  * One rate-limit policy, {@code sluice.limit.<name>.*}, validated. Immutable.
  *
  * @param name       policy name
- * @param bandwidths one or more, all enforced atomically; the first carries the configured burst
+ * @param bandwidths all enforced atomically; the first carries the configured burst; empty only for a policy
+ *                   that limits concurrency alone
  * @param key        how the bucket key is derived from a request
  * @param paths      servlet url-patterns the filter applies the policy to; empty = JAX-RS only
  * @param methods    upper-case HTTP methods it applies to; empty = all
@@ -17,6 +18,11 @@ import java.util.stream.Collectors;
  * @param enabled    false switches the policy off
  * @param onRedisFailure what a request under this policy gets while Redis cannot be asked:
  *                   {@code sluice.limit.<name>.on-redis-failure}, else {@code sluice.on-redis-failure}
+ * @param mode       {@code sluice.limit.<name>.mode}, else {@code sluice.mode}: whether it refuses requests
+ * @param count      {@code sluice.limit.<name>.count}: which responses are charged
+ * @param exempt     {@code sluice.limit.<name>.exempt}: clients neither charged nor limited
+ * @param concurrency {@code sluice.limit.<name>.concurrency}: requests of one key in flight at once, 0 = no such
+ *                   limit
  */
 public record PolicyConfig(
         String name,
@@ -26,13 +32,30 @@ public record PolicyConfig(
         Set<String> methods,
         long cost,
         boolean enabled,
-        FailureMode onRedisFailure) {
+        FailureMode onRedisFailure,
+        PolicyMode mode,
+        CountedStatuses count,
+        Exemptions exempt,
+        int concurrency) {
 
     public PolicyConfig {
         bandwidths = List.copyOf(bandwidths);
         paths = List.copyOf(paths);
         methods = methods.stream().map(HttpMethods::upperCase).collect(Collectors.toUnmodifiableSet());
         Objects.requireNonNull(onRedisFailure, "onRedisFailure");
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(count, "count");
+        Objects.requireNonNull(exempt, "exempt");
+        if (concurrency < 0 || (bandwidths.isEmpty() && concurrency == 0)) {
+            throw new IllegalArgumentException("policy " + name + ": no bandwidth and concurrency " + concurrency);
+        }
+    }
+
+    /** An enforced policy charging every request, exempting nobody, without a concurrency limit. */
+    public PolicyConfig(String name, List<Bandwidth> bandwidths, KeySpec key, List<String> paths, Set<String> methods,
+                        long cost, boolean enabled, FailureMode onRedisFailure) {
+        this(name, bandwidths, key, paths, methods, cost, enabled, onRedisFailure, PolicyMode.ENFORCE,
+                CountedStatuses.ALL, Exemptions.NONE, 0);
     }
 
     /** A policy that fails open when Redis cannot be asked, the default of {@code sluice.on-redis-failure}. */
@@ -43,7 +66,19 @@ public record PolicyConfig(
 
     /** This policy with another failure mode. */
     public PolicyConfig withOnRedisFailure(FailureMode mode) {
-        return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, mode);
+        return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, mode, this.mode, count, exempt,
+                concurrency);
+    }
+
+    /** This policy in another mode. */
+    public PolicyConfig withMode(PolicyMode mode) {
+        return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, onRedisFailure, mode, count,
+                exempt, concurrency);
+    }
+
+    /** Whether requests are limited by rate (some policies limit concurrency alone). */
+    public boolean limitsRate() {
+        return !bandwidths.isEmpty();
     }
 
     /**

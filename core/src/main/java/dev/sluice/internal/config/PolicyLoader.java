@@ -19,7 +19,10 @@ final class PolicyLoader {
     static final String PREFIX = "sluice.limit.";
 
     static final List<String> ATTRIBUTES = List.of("rate", "burst", "key", "paths", "methods", "cost", "enabled",
-            "on-redis-failure");
+            "on-redis-failure", "mode", "count", "exempt", "concurrency");
+
+    /** Most requests of one key a concurrency limit lets run at once. */
+    static final int MAX_CONCURRENCY = 1_000_000;
 
     /** Policy names go into Redis keys, so no braces (Cluster hash tags) and no colons (key structure). */
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -55,15 +58,25 @@ final class PolicyLoader {
         checkName(name, key(name, "rate"));
         checkAttributes(name, source);
         String rateKey = key(name, "rate");
-        String rate = source.get(rateKey).orElseThrow(() -> ConfigProblems.absent(rateKey,
-                " but policy \"" + name + "\" is configured" + setAttributes(name, source),
-                "a rate <tokens>/<duration> such as 100/1m or 10/1s for every policy"));
+        String concurrencyKey = key(name, "concurrency");
+        int concurrency = source.get(concurrencyKey).map(v -> concurrency(concurrencyKey, v)).orElse(0);
+        Optional<String> rate = source.get(rateKey);
+        if (rate.isEmpty() && concurrency == 0) {
+            throw ConfigProblems.absent(rateKey, " but policy \"" + name + "\" is configured"
+                    + setAttributes(name, source), "a rate <tokens>/<duration> such as 100/1m or 10/1s, or a"
+                    + " concurrency limit " + concurrencyKey + "=<N>, for every policy");
+        }
 
         String burstKey = key(name, "burst");
         OptionalLong burst = source.get(burstKey)
                 .map(v -> OptionalLong.of(burst(burstKey, v)))
                 .orElse(OptionalLong.empty());
-        List<Bandwidth> bandwidths = Rates.parse(rateKey, rate, burst);
+        if (rate.isEmpty() && burst.isPresent()) {
+            throw ConfigProblems.conflict(burstKey, source.get(burstKey).orElseThrow(), "sizes a rate's bucket, but",
+                    concurrencyKey, source.get(concurrencyKey).orElseThrow(), " is the policy's only limit",
+                    "a burst only beside " + rateKey);
+        }
+        List<Bandwidth> bandwidths = rate.isEmpty() ? List.of() : Rates.parse(rateKey, rate.get(), burst);
 
         String keyKey = key(name, "key");
         KeySpec keySpec = source.get(keyKey).map(v -> keySpec(keyKey, v)).orElse(KeySpec.IP);
@@ -91,7 +104,28 @@ final class PolicyLoader {
                 .map(v -> Values.oneOf(failureKey, v, FailureMode.class))
                 .orElseGet(() -> SluiceConfigLoader.onRedisFailure(source));
 
-        return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled, onRedisFailure);
+        String modeKey = key(name, "mode");
+        PolicyMode mode = source.get(modeKey).map(v -> Values.oneOf(modeKey, v, PolicyMode.class))
+                .orElseGet(() -> SluiceConfigLoader.mode(source));
+
+        String countKey = key(name, "count");
+        CountedStatuses count = source.get(countKey).map(v -> CountedStatuses.parse(countKey, v))
+                .orElse(CountedStatuses.ALL);
+        if (!count.all() && rate.isEmpty()) {
+            throw ConfigProblems.conflict(countKey, source.get(countKey).orElseThrow(), "charges a rate after the"
+                    + " response, but", concurrencyKey, source.get(concurrencyKey).orElseThrow(),
+                    " is the policy's only limit", "count only beside " + rateKey);
+        }
+
+        String exemptKey = key(name, "exempt");
+        Exemptions exempt = source.get(exemptKey).map(v -> Exemptions.parse(exemptKey, v)).orElse(Exemptions.NONE);
+
+        return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled, onRedisFailure, mode, count,
+                exempt, concurrency);
+    }
+
+    private static int concurrency(String key, String value) {
+        return (int) Values.whole(key, value, 1, MAX_CONCURRENCY);
     }
 
     /**
@@ -100,7 +134,8 @@ final class PolicyLoader {
      * annotation. A policy with {@code paths} is the servlet filter's and needs a rate of its own.
      */
     static boolean isPartial(String name, ConfigSource source) {
-        return source.get(key(name, "rate")).isEmpty() && source.get(key(name, "paths")).isEmpty();
+        return source.get(key(name, "rate")).isEmpty() && source.get(key(name, "paths")).isEmpty()
+                && source.get(key(name, "concurrency")).isEmpty();
     }
 
     /** Validates what a partial policy sets, so that a bad value fails the deployment like any other. */
@@ -119,6 +154,12 @@ final class PolicyLoader {
         source.get(enabledKey).ifPresent(v -> Values.bool(enabledKey, v));
         String failureKey = key(name, "on-redis-failure");
         source.get(failureKey).ifPresent(v -> Values.oneOf(failureKey, v, FailureMode.class));
+        String modeKey = key(name, "mode");
+        source.get(modeKey).ifPresent(v -> Values.oneOf(modeKey, v, PolicyMode.class));
+        String countKey = key(name, "count");
+        source.get(countKey).ifPresent(v -> CountedStatuses.parse(countKey, v));
+        String exemptKey = key(name, "exempt");
+        source.get(exemptKey).ifPresent(v -> Exemptions.parse(exemptKey, v));
     }
 
     /** The RateLimit headers show the burst as a Structured Fields Integer, so it has at most 15 digits. */

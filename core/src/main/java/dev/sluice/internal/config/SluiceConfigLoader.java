@@ -29,6 +29,7 @@ public final class SluiceConfigLoader {
 
     public static final String KEY_PREFIX = "sluice.key-prefix";
     public static final String ON_REDIS_FAILURE = "sluice.on-redis-failure";
+    public static final String MODE = "sluice.mode";
     public static final String DENY_CACHE_SIZE = "sluice.deny-cache.size";
     /** Default of {@value #DENY_CACHE_SIZE}. */
     public static final int DEFAULT_DENY_CACHE_SIZE = 10_000;
@@ -47,7 +48,7 @@ public final class SluiceConfigLoader {
     static {
         List<String> keys = new ArrayList<>(RedisSettingsLoader.KEYS);
         keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, FORWARDING_HEADER, IPV6_PREFIX, HEADERS,
-                FILTER_ENABLED, DENY_CACHE_SIZE));
+                FILTER_ENABLED, DENY_CACHE_SIZE, MODE));
         TOP_LEVEL_KEYS = List.copyOf(keys);
     }
 
@@ -82,6 +83,7 @@ public final class SluiceConfigLoader {
             throw ConfigProblems.invalid(KEY_PREFIX, prefix, "1 to 32 characters from A-Z a-z 0-9 _ . -"
                     + " (no braces or colons: they would change the structure of Redis keys)");
         }
+        mode(source);
         List<Cidr> proxies = new ArrayList<>();
         source.get(TRUSTED_PROXIES).ifPresent(v -> Values.list(v).forEach(c -> proxies.add(Cidr.parse(TRUSTED_PROXIES, c))));
 
@@ -230,6 +232,11 @@ public final class SluiceConfigLoader {
         final Set<String> locks = new TreeSet<>();
         final Set<String> semaphores = new TreeSet<>();
         final Set<String> scripts = new TreeSet<>();
+    }
+
+    /** {@code sluice.mode}: the mode of every policy that sets none of its own. */
+    static PolicyMode mode(ConfigSource source) {
+        return source.get(MODE).map(v -> Values.oneOf(MODE, v, PolicyMode.class)).orElse(PolicyMode.ENFORCE);
     }
 
     /** {@code sluice.on-redis-failure}: the failure mode of every policy that sets none of its own. */

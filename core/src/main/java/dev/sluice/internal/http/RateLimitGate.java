@@ -6,6 +6,8 @@ import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.PolicyMode;
+import dev.sluice.internal.limit.ChargeMode;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.runtime.SluiceRuntime;
@@ -26,6 +28,12 @@ import java.util.List;
  * a key are asked in one {@link RateLimitEngine#decide(List)} call (one Redis round trip, through the
  * application's circuit breaker). A {@code bean:} key resolver that returns nothing exempts the request
  * from that policy.
+ *
+ * <p>How each policy takes part ({@link ChargeMode}): an enforced policy that counts every request decides
+ * and is charged before the request; one with {@code count=<statuses>} is checked before the request (refused
+ * when no token is left, nothing taken) and charged after the response when its status counts, through the
+ * verdict's {@link AfterResponse}; a shadowed policy ({@code mode=shadow}) is decided and charged the same
+ * way but never refuses the request, and neither its headers nor its failure mode reach the response.
  *
  * <p>When the store cannot be asked (failure, or the breaker skips it), the request is refused with 503
  * and {@code Retry-After} if any of its policies says {@code on-redis-failure=deny}, else admitted without
@@ -91,14 +99,59 @@ public final class RateLimitGate {
             }
             decided.add(policy.name());
             String rawKey = candidate.key().rawKey(request);
-            if (rawKey != null) {
-                calls.add(new LimitCall(policy, rawKey, policy.cost()));
+            if (rawKey != null && policy.limitsRate()) {
+                calls.add(new LimitCall(policy, rawKey, policy.cost(), before(policy)));
             }
         }
         if (decided.isEmpty()) {
             return Verdict.NOTHING_TO_CHECK;
         }
-        return check(calls).recording(ChargedPolicies.with(charged, decided));
+        return check(calls).after(chargeAfterResponse(calls)).recording(ChargedPolicies.with(charged, decided));
+    }
+
+    /** How a policy takes part in the decision before the request. */
+    static ChargeMode before(PolicyConfig policy) {
+        boolean shadow = policy.mode() == PolicyMode.SHADOW;
+        if (policy.count().all()) {
+            return shadow ? ChargeMode.SHADOW : ChargeMode.ENFORCE;
+        }
+        return shadow ? ChargeMode.SHADOW_CHECK : ChargeMode.CHECK;
+    }
+
+    /**
+     * The charge after the response of the policies that count only some statuses: one more store call, made
+     * only when the status counts for at least one of them. When the store cannot be asked then, the charge is
+     * lost (counted as a Redis error of the policy); the request already had its answer.
+     */
+    private AfterResponse chargeAfterResponse(List<LimitCall> calls) {
+        List<LimitCall> counted = null;
+        for (LimitCall call : calls) {
+            if (!call.policy().count().all()) {
+                if (counted == null) {
+                    counted = new ArrayList<>(1);
+                }
+                counted.add(new LimitCall(call.policy(), call.rawKey(), call.cost(), ChargeMode.CHARGE));
+            }
+        }
+        if (counted == null) {
+            return AfterResponse.NONE;
+        }
+        List<LimitCall> charges = List.copyOf(counted);
+        return AfterResponse.of(status -> {
+            List<LimitCall> due = new ArrayList<>(charges.size());
+            for (LimitCall charge : charges) {
+                if (charge.policy().count().counts(status)) {
+                    due.add(charge);
+                }
+            }
+            if (!due.isEmpty()) {
+                try {
+                    engine.decide(due);
+                } catch (StoreUnavailableException e) {
+                    // counted by the engine; the response is already on its way
+                }
+            }
+        });
     }
 
     /** Decides the calls in one engine call, applying {@code on-redis-failure} when the store cannot be asked. */
@@ -112,17 +165,24 @@ public final class RateLimitGate {
         } catch (StoreUnavailableException e) {
             return unavailable(calls);
         }
-        for (RateLimitDecision d : decisions) {
-            if (!d.allowed()) {
-                return new Verdict(Verdict.Outcome.DENIED, decisions, 0, headerMode);
+        if (decisions.size() != calls.size()) {
+            // refused by the node's memory of earlier refusals: only the refusing decisions came back
+            return new Verdict(Verdict.Outcome.DENIED, decisions, 0, headerMode);
+        }
+        List<RateLimitDecision> deciding = new ArrayList<>(decisions.size());
+        boolean denied = false;
+        for (int i = 0; i < decisions.size(); i++) {
+            if (calls.get(i).mode().decides()) {
+                deciding.add(decisions.get(i));
+                denied |= !decisions.get(i).allowed();
             }
         }
-        return new Verdict(Verdict.Outcome.ALLOWED, decisions, 0, headerMode);
+        return new Verdict(denied ? Verdict.Outcome.DENIED : Verdict.Outcome.ALLOWED, deciding, 0, headerMode);
     }
 
     private Verdict unavailable(List<LimitCall> calls) {
         for (LimitCall call : calls) {
-            if (call.policy().onRedisFailure() == FailureMode.DENY) {
+            if (call.policy().onRedisFailure() == FailureMode.DENY && call.mode().decides()) {
                 long seconds = Math.max(1, RateLimitHeaders.ceilSeconds(engine.breaker().millisUntilProbe()));
                 return new Verdict(Verdict.Outcome.UNAVAILABLE_DENIED, List.of(), seconds, headerMode);
             }

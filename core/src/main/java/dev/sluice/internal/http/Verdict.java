@@ -27,42 +27,59 @@ public final class Verdict {
     }
 
     /** The verdict for a request no policy applies to: admitted, nothing to record, the store not asked. */
-    public static final Verdict NOTHING_TO_CHECK = new Verdict(Outcome.ALLOWED, List.of(), 0, HeaderMode.NONE, null);
+    public static final Verdict NOTHING_TO_CHECK = new Verdict(Outcome.ALLOWED, List.of(), 0, HeaderMode.NONE, null,
+            AfterResponse.NONE);
 
     private final Outcome outcome;
     private final List<RateLimitDecision> decisions;
     private final long retryAfterSeconds;
     private final HeaderMode headerMode;
     private final Set<String> charged;
+    private final AfterResponse afterResponse;
 
     /**
-     * @param decisions         the store's decisions, one per call; empty when the store was not asked
+     * @param decisions         the store's decisions of the policies that decide (enforced ones), which the headers
+     *                          and body describe; empty when the store was not asked
      * @param retryAfterSeconds for {@link Outcome#UNAVAILABLE_DENIED}: seconds until the store is tried again
      *                          (at least 1); 0 otherwise
      */
     Verdict(Outcome outcome, List<RateLimitDecision> decisions, long retryAfterSeconds, HeaderMode headerMode) {
-        this(outcome, decisions, retryAfterSeconds, headerMode, null);
+        this(outcome, decisions, retryAfterSeconds, headerMode, null, AfterResponse.NONE);
     }
 
     private Verdict(Outcome outcome, List<RateLimitDecision> decisions, long retryAfterSeconds, HeaderMode headerMode,
-                    Set<String> charged) {
+                    Set<String> charged, AfterResponse afterResponse) {
         this.outcome = outcome;
         this.decisions = List.copyOf(decisions);
         this.retryAfterSeconds = retryAfterSeconds;
         this.headerMode = headerMode;
         this.charged = charged;
+        this.afterResponse = afterResponse;
     }
 
     /** This verdict, telling the adapter to record {@code charged} as the request's decided policies. */
     Verdict recording(Set<String> charged) {
-        return new Verdict(outcome, decisions, retryAfterSeconds, headerMode, Set.copyOf(charged));
+        return new Verdict(outcome, decisions, retryAfterSeconds, headerMode, Set.copyOf(charged), afterResponse);
+    }
+
+    /** This verdict, leaving {@code after} to the adapter once the response status is known (if admitted). */
+    Verdict after(AfterResponse after) {
+        return new Verdict(outcome, decisions, retryAfterSeconds, headerMode, charged, after);
+    }
+
+    /**
+     * What to do once the response status is known; the adapter calls {@link AfterResponse#completed(int)} for
+     * an admitted request (a refused one has nothing to do: {@link AfterResponse#NONE}).
+     */
+    public AfterResponse afterResponse() {
+        return admitted() ? afterResponse : AfterResponse.NONE;
     }
 
     public Outcome outcome() {
         return outcome;
     }
 
-    /** The store's decisions, one per policy asked; empty when the store was not asked. */
+    /** The store's decisions of the policies that decide; empty when the store was not asked. */
     public List<RateLimitDecision> decisions() {
         return decisions;
     }

@@ -4,10 +4,15 @@ import java.util.List;
 
 /**
  * One policy's bucket for one key, as the store sees it: the Redis key of its first bandwidth (further
- * bandwidths append {@code :1}, {@code :2}, ... and share the hash tag), the cost, and each bandwidth's
- * emission interval and capacity. Immutable.
+ * bandwidths append {@code :1}, {@code :2}, ... and share the hash tag), the cost, each bandwidth's
+ * emission interval and capacity, and how the policy takes part in the decision. Immutable.
  */
-public record BucketRequest(String key, long cost, List<Limit> limits) {
+public record BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode) {
+
+    /** An {@link ChargeMode#ENFORCE enforced} bucket. */
+    public BucketRequest(String key, long cost, List<Limit> limits) {
+        this(key, cost, limits, ChargeMode.ENFORCE);
+    }
 
     /**
      * One bandwidth in store terms. The store counts this bucket's time in units of {@code 1 / unitsPerMicro}
@@ -36,6 +41,7 @@ public record BucketRequest(String key, long cost, List<Limit> limits) {
 
     public BucketRequest {
         limits = List.copyOf(limits);
+        java.util.Objects.requireNonNull(mode, "mode");
         if (cost < 1 || limits.isEmpty()) {
             throw new IllegalArgumentException("cost " + cost + " with " + limits.size() + " bandwidths");
         }

@@ -9,6 +9,7 @@ import java.util.List;
  * Briefly: a bucket's state is its theoretical arrival time (TAT), at which it is full again, kept as whole
  * microseconds plus a remainder in the bucket's own unit ({@code 1 / unitsPerMicro} µs, in which the interval
  * between two tokens is whole), so that every rate is counted exactly; durations are counted in that unit.
+ * Each policy takes part in the decision as its {@link ChargeMode} says.
  */
 final class Gcra {
 
@@ -101,7 +102,13 @@ final class Gcra {
                     waits[p] = Math.max(waits[p], ceilDiv(bucket.moved - bucket.span, bucket.units));
                 }
             }
-            allOk &= ok[p];
+            if (request.mode() == ChargeMode.CHARGE) {
+                ok[p] = true;
+                never[p] = false;
+            }
+            if (request.mode().decides()) {
+                allOk &= ok[p];
+            }
         }
 
         List<BucketOutcome> outcomes = new ArrayList<>(n);
@@ -110,10 +117,18 @@ final class Gcra {
             int tightest = 0;
             long reset = 0;
             long nextToken = 0;
+            ChargeMode mode = requests.get(p).mode();
+            boolean charged = switch (mode) {
+                case ENFORCE -> allOk;
+                case SHADOW -> ok[p];
+                case CHECK, SHADOW_CHECK -> false;
+                case CHARGE -> true;
+            };
             for (int b = 0; b < state[p].length; b++) {
                 Bucket bucket = state[p][b];
-                long ahead = allOk ? bucket.moved : bucket.ahead;
-                if (allOk || bucket.clamped) {
+                long ahead = !charged ? bucket.ahead
+                        : mode == ChargeMode.CHARGE ? Math.min(bucket.moved, bucket.span) : bucket.moved;
+                if (charged || bucket.clamped) {
                     buckets.write(bucket.key, new Tat(now + Math.floorDiv(ahead, bucket.units),
                             Math.floorMod(ahead, bucket.units)), now);
                 }

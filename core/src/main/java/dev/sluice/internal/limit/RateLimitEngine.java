@@ -27,8 +27,14 @@ public final class RateLimitEngine {
      * @param policy the policy
      * @param rawKey the key material as derived from the request (escaped here, never used verbatim)
      * @param cost   tokens to take, {@code >= 1}
+     * @param mode   how the policy takes part in the decision
      */
-    public record LimitCall(PolicyConfig policy, String rawKey, long cost) {
+    public record LimitCall(PolicyConfig policy, String rawKey, long cost, ChargeMode mode) {
+
+        /** An {@link ChargeMode#ENFORCE enforced} call. */
+        public LimitCall(PolicyConfig policy, String rawKey, long cost) {
+            this(policy, rawKey, cost, ChargeMode.ENFORCE);
+        }
     }
 
     private final RateLimitStore store;
@@ -64,7 +70,8 @@ public final class RateLimitEngine {
 
     /**
      * Decides every call in one atomic store operation (one Redis round trip, per hash slot in Cluster).
-     * The request is admitted only when every returned decision is allowed; then all were charged. While
+     * The request is admitted only when every decision of a {@link ChargeMode#decides() deciding} call is
+     * allowed; then those were charged. Each other call is charged as its {@link ChargeMode} says. While
      * the breaker is open the store is not asked and the call fails at once.
      *
      * <p>When a bucket of the request is still refused by an earlier answer ({@link DenyCache}), the store is
@@ -98,7 +105,7 @@ public final class RateLimitEngine {
                 limits.add(new BucketRequest.Limit(bandwidth.intervalUnits(), bandwidth.unitsPerMicro(),
                         bandwidth.capacity()));
             }
-            requests.add(new BucketRequest(keys[i], call.cost(), limits));
+            requests.add(new BucketRequest(keys[i], call.cost(), limits, call.mode()));
         }
         List<BucketOutcome> outcomes;
         try {
@@ -124,9 +131,10 @@ public final class RateLimitEngine {
         boolean admitted = true;
         for (int i = 0; i < calls.size(); i++) {
             RateLimitDecision decision = toDecision(calls.get(i).policy(), outcomes.get(i));
-            admitted &= decision.allowed();
+            boolean decides = calls.get(i).mode().decides();
+            admitted &= decision.allowed() || !decides;
             decisions.add(decision);
-            if (!decision.allowed()) {
+            if (!decision.allowed() && decides) {
                 denials.remember(keys[i], calls.get(i).policy().bandwidths(), calls.get(i).cost(), decision);
             }
         }
@@ -138,6 +146,9 @@ public final class RateLimitEngine {
         List<RateLimitDecision> refusals = null;
         for (int i = 0; i < keys.length; i++) {
             LimitCall call = calls.get(i);
+            if (!call.mode().decides()) {
+                continue;
+            }
             RateLimitDecision refusal = denials.refusal(keys[i], call.policy().bandwidths(), call.cost());
             if (refusal != null) {
                 if (refusals == null) {
@@ -157,6 +168,9 @@ public final class RateLimitEngine {
      */
     private void count(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
         for (int i = 0; i < calls.size(); i++) {
+            if (!calls.get(i).mode().decides()) {
+                continue;
+            }
             if (!decisions.get(i).allowed()) {
                 metrics.policy(calls.get(i).policy().name()).denied();
             } else if (admitted) {

@@ -122,13 +122,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
     }
 
     /**
-     * {@code ARGV} of {@code gcra.lua}: count, then per request cost, bandwidth count, and per bandwidth its
+     * {@code ARGV} of {@code gcra.lua}: count, then per request its mode, cost, bandwidth count, and per bandwidth its
      * interval in its units, units per microsecond, capacity.
      */
     static List<String> args(List<BucketRequest> requests) {
         List<String> args = new ArrayList<>();
         args.add(Integer.toString(requests.size()));
         for (BucketRequest request : requests) {
+            args.add(Integer.toString(request.mode().code()));
             args.add(Long.toString(request.cost()));
             args.add(Integer.toString(request.limits().size()));
             for (BucketRequest.Limit limit : request.limits()) {

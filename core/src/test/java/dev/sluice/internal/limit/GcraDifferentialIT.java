@@ -60,6 +60,7 @@ class GcraDifferentialIT {
         int never = 0;
         int reshaped = 0;
         int fractional = 0;
+        java.util.Set<ChargeMode> modesSeen = java.util.EnumSet.noneOf(ChargeMode.class);
         for (int op = 0; op < OPERATIONS; op++) {
             List<BucketRequest> requests = new ArrayList<>();
             int policies = 1 + random.nextInt(3);
@@ -74,8 +75,12 @@ class GcraDifferentialIT {
                 }
                 long cost = 1 + random.nextInt((int) Math.min(limits.get(0).capacity() + 1, 6));
                 String key = "sluice:rl:{p" + shape + ":k" + random.nextInt(4) + "}";
+                // Mostly enforced, as in production; every other mode often enough to meet each state.
+                ChargeMode[] modes = ChargeMode.values();
+                ChargeMode mode = random.nextInt(2) == 0 ? ChargeMode.ENFORCE : modes[random.nextInt(modes.length)];
                 if (requests.stream().noneMatch(r -> r.key().equals(key))) {
-                    requests.add(new BucketRequest(key, cost, limits));
+                    requests.add(new BucketRequest(key, cost, limits, mode));
+                    modesSeen.add(mode);
                 }
             }
             List<String> args = new ArrayList<>(RedisRateLimitStore.args(requests));
@@ -100,6 +105,7 @@ class GcraDifferentialIT {
         assertThat(alone).as("decisions of one policy of one bandwidth").isGreaterThan(OPERATIONS / 50);
         assertThat(fractional).as("decisions with an interval that is not whole microseconds").isGreaterThan(OPERATIONS / 10);
         assertThat(reshaped).isPositive();
+        assertThat(modesSeen).containsExactlyInAnyOrder(ChargeMode.values());
     }
 
     /**

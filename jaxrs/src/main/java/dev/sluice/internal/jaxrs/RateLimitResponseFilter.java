@@ -11,6 +11,9 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
  * Adds the informational rate-limit headers ({@code sluice.headers}) to the response of a request that
  * {@link RateLimitRequestFilter} admitted, describing the policy with the fewest tokens left. Refusals
  * already carry their headers, so they are left alone; so are responses of requests that were not checked.
+ * Then runs the verdict's {@link dev.sluice.internal.http.AfterResponse} with the response status (the charge
+ * of policies that count only some statuses). A response filter does not run when the resource's exception
+ * reaches the container unmapped; such a request is not charged after its response.
  *
  * <p>Immutable and thread-safe.
  */
@@ -28,6 +31,7 @@ final class RateLimitResponseFilter implements ContainerResponseFilter {
             for (RateLimitHeaders.Header header : verdict.headers()) {
                 response.getHeaders().putSingle(header.name(), header.value());
             }
+            verdict.afterResponse().completed(response.getStatus());
         }
     }
 }
