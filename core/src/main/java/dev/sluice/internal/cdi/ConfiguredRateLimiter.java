@@ -2,13 +2,17 @@ package dev.sluice.internal.cdi;
 
 import dev.sluice.RateLimitDecision;
 import dev.sluice.RateLimiter;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.PolicyConfig;
-import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.config.PolicyMode;
+import dev.sluice.internal.limit.ChargeMode;
+import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.runtime.SluiceRuntime;
 
 import java.lang.System.Logger.Level;
+import java.util.List;
 
 /**
  * The programmatic {@link RateLimiter} of one configured policy, over the application's rate-limit engine.
@@ -16,7 +20,9 @@ import java.lang.System.Logger.Level;
  * application's circuit breaker skips it after repeated failures, in which case no call waits),
  * the policy's {@code on-redis-failure=allow} admits (an allowed decision with the policy's full limit) and
  * {@code deny} rethrows the {@link StoreUnavailableException}, so callers can tell "limited" (a denied
- * decision, HTTP 429) from "cannot decide" (HTTP 503), as the filters do. Thread-safe.
+ * decision, HTTP 429) from "cannot decide" (HTTP 503), as the filters do. A policy in {@code mode=shadow}
+ * is decided and charged as usual but every decision says allowed. {@code count} does not apply: the
+ * caller is charged when it asks. Thread-safe.
  */
 final class ConfiguredRateLimiter implements RateLimiter {
 
@@ -49,6 +55,10 @@ final class ConfiguredRateLimiter implements RateLimiter {
             return unlimited();
         }
         try {
+            if (policy.mode() == PolicyMode.SHADOW) {
+                return shadowed(runtime.rateLimits().decide(
+                        List.of(new LimitCall(policy, key, cost, ChargeMode.SHADOW))).get(0));
+            }
             return runtime.rateLimits().decide(policy, key, cost);
         } catch (StoreUnavailableException e) {
             if (policy.onRedisFailure() == FailureMode.DENY) {
@@ -58,6 +68,12 @@ final class ConfiguredRateLimiter implements RateLimiter {
             runtime.rateLimits().admittedUnchecked(policy);
             return unlimited();
         }
+    }
+
+    /** A shadowed policy never refuses: its would-be refusal is counted by the engine and reported as allowed. */
+    private static RateLimitDecision shadowed(RateLimitDecision d) {
+        return d.allowed() ? d : RateLimitDecision.of(d.policy(), true, d.remaining(), d.limit(), d.windowSeconds(), 0,
+                d.resetMillis());
     }
 
     private RateLimitDecision unlimited() {

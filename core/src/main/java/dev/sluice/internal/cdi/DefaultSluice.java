@@ -37,6 +37,11 @@ public class DefaultSluice implements Sluice {
             PolicyConfig config = runtime.config().policy(name).orElseThrow(() -> ConfigProblems.absent(
                     "sluice.limit." + name + ".rate", ", so no rate-limit policy named \"" + name + "\" is configured",
                     "a rate <tokens>/<duration> such as 100/1m"));
+            if (!config.limitsRate()) {
+                throw ConfigProblems.absent("sluice.limit." + name + ".rate", ", so policy \"" + name + "\" limits"
+                        + " only requests in flight (concurrency), which a RateLimiter cannot take",
+                        "a rate <tokens>/<duration> such as 100/1m beside the concurrency limit");
+            }
             return new ConfiguredRateLimiter(runtime, config);
         });
     }

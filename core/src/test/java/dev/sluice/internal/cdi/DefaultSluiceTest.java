@@ -8,8 +8,11 @@ import org.jboss.weld.junit5.WeldInitiator;
 import org.jboss.weld.junit5.WeldSetup;
 import org.junit.jupiter.api.Test;
 
+import dev.sluice.RateLimitDecision;
+
 import java.util.Map;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@link Sluice} as the CDI container gives it, on the in-process store. */
@@ -18,7 +21,9 @@ class DefaultSluiceTest {
 
     @WeldSetup
     WeldInitiator weld = WeldInitiator.from(WeldInitiator.createWeld()
-                    .addExtension(new SluiceExtension(cl -> TestConfigs.of(Map.of("sluice.limit.api.rate", "10/1s")))))
+                    .addExtension(new SluiceExtension(cl -> TestConfigs.of(Map.of("sluice.limit.api.rate", "10/1s",
+                            "sluice.limit.trial.rate", "2/1h", "sluice.limit.trial.mode", "shadow",
+                            "sluice.limit.reports-in-flight.concurrency", "4")))))
             .build();
 
     @Inject
@@ -30,5 +35,27 @@ class DefaultSluiceTest {
                 .isInstanceOf(SluiceConfigException.class)
                 .hasMessage("sluice.limit.reports.rate: (absent), so no rate-limit policy named \"reports\" is"
                         + " configured; expected a rate <tokens>/<duration> such as 100/1m");
+    }
+
+    @Test
+    void aShadowedPolicyChargesAsUsualButEveryDecisionSaysAllowed() {
+        RateLimitDecision first = sluice.limiter("trial").tryAcquire("k");
+        RateLimitDecision second = sluice.limiter("trial").tryAcquire("k");
+        RateLimitDecision third = sluice.limiter("trial").tryAcquire("k");
+
+        assertThat(first.allowed()).isTrue();
+        assertThat(first.remaining()).isEqualTo(1);
+        assertThat(second.remaining()).isZero();
+        assertThat(third.allowed()).as("over the limit, but shadowed").isTrue();
+        assertThat(third.remaining()).isZero();
+        assertThat(third.retryAfterMillis()).isZero();
+    }
+
+    @Test
+    void aPolicyLimitingOnlyConcurrencyHasNoLimiter() {
+        assertThatThrownBy(() -> sluice.limiter("reports-in-flight"))
+                .isInstanceOf(SluiceConfigException.class)
+                .hasMessageStartingWith("sluice.limit.reports-in-flight.rate: (absent), so policy \"reports-in-flight\""
+                        + " limits only requests in flight");
     }
 }
