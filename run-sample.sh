@@ -131,6 +131,18 @@ $(say "The sample is up at $base/  (Ctrl-C stops WildFly${redis_pid:+ and redis-
   # Servlet filter declared in web.xml, policy "login": 5 a minute per address, then 429:
   curl -i -X POST $base/login
 
+  # A login that counts only failures (policy login-failures: count=401, 3 a minute per address).
+  # The right password, as often as you like: 200 each time, the bucket untouched:
+  curl -i -d user=alice -d password=alice-pw $base/api/sign-in
+  # Three wrong passwords (401 401 401), then the right one is refused too (429) until a token is back:
+  for p in guess1 guess2 guess3 alice-pw; do curl -s -o /dev/null -w '%{http_code}\n' -d user=alice -d password=\$p $base/api/sign-in; done
+
+  # A limit on trial: shadow-trial (2 a minute, mode=shadow) refuses nothing and sends no headers of its
+  # own; the headers name shadow-enforced (5 a minute), which alone refuses, from the sixth request on.
+  # The first line shows the headers; the loop prints 200 four times, then 429:
+  curl -si $base/api/catalog | grep -i '^ratelimit'
+  for i in 1 2 3 4 5; do curl -s -o /dev/null -w '%{http_code}\n' $base/api/catalog; done
+
   # Per user (HTTP Basic; users alice/alice-pw and bob/bob-pw): 3 a minute each:
   curl -i -u alice:alice-pw $base/api/me
 

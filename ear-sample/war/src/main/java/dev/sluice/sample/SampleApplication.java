@@ -23,6 +23,8 @@ public class SampleApplication extends Application {
                 StatusResource.class,
                 ConcertResource.class,
                 RenderResource.class,
+                SignInResource.class,
+                CatalogResource.class,
                 RateLimitFeature.class);
     }
 }

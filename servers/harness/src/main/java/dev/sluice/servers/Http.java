@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -34,6 +35,20 @@ public final class Http {
 
     public static HttpResponse<String> post(URI uri) {
         return send(request(uri).POST(HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    /** POSTs an {@code application/x-www-form-urlencoded} body of the fields, in the order given. */
+    public static HttpResponse<String> postForm(URI uri, String... namesAndValues) {
+        StringBuilder form = new StringBuilder();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            if (i > 0) {
+                form.append('&');
+            }
+            form.append(URLEncoder.encode(namesAndValues[i], StandardCharsets.UTF_8)).append('=')
+                    .append(URLEncoder.encode(namesAndValues[i + 1], StandardCharsets.UTF_8));
+        }
+        return send(request(uri).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form.toString())).build());
     }
 
     /** GET with HTTP Basic credentials sent up front. */

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 
 import static dev.sluice.test.RateLimitAssertions.assertAllowed;
+import static dev.sluice.test.RateLimitAssertions.assertProblem;
 import static dev.sluice.test.RateLimitAssertions.assertTooManyRequests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -217,6 +218,109 @@ public abstract class SampleScenarios {
             }
         }
         throw new AssertionError(app + ": " + method + " " + target + " was never refused in 10 requests");
+    }
+
+    /**
+     * {@code GET /api/catalog} carries an enforced policy and a shadowed one, {@code POST /api/sign-in} a policy
+     * charged only for 401s: the policies of a request are decided in one script call before the response, and
+     * a failed login costs one more, to charge it, and a successful one none. Before the login and shadow
+     * scenarios, which leave refused keys in each node's memory of refusals (answered there without Redis).
+     */
+    @Test
+    @Order(20)
+    public void enforcedAndShadowedPoliciesTakeOneRoundTripBeforeTheResponse() {
+        eachApp(app -> {
+            URI catalog = app.uri("api/catalog");
+            URI signIn = app.uri("api/sign-in");
+            assertThat(Http.get(catalog).statusCode()).as("%s: warm-up, loads the script", app).isEqualTo(200);
+
+            redis.resetStats();
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> served = Http.get(catalog);
+                assertThat(served.statusCode()).as(describe(served)).isEqualTo(200);
+            }
+            assertThat(scriptCalls()).as("%s: script calls for 3 requests under an enforced and a shadowed policy",
+                    app).isEqualTo(3);
+
+            redis.resetStats();
+            HttpResponse<String> welcome = Http.postForm(signIn, "user", "bob", "password", "bob-pw");
+            assertThat(welcome.statusCode()).as(describe(welcome)).isEqualTo(200);
+            HttpResponse<String> failed = Http.postForm(signIn, "user", "bob", "password", "not-bobs");
+            assertThat(failed.statusCode()).as(describe(failed)).isEqualTo(401);
+            // The charge of the 401 may land just after the client has its answer: wait for it, then make sure
+            // nothing more came (the successful login must have cost its check only).
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> scriptCalls() >= 3);
+            assertThat(scriptCalls()).as("%s: script calls for a successful login (check) and a failed one (check, "
+                    + "then the charge after its 401)", app).isEqualTo(3);
+        });
+    }
+
+    /**
+     * {@code POST /api/sign-in} under {@code login-failures} ({@code count=401}, 3 a minute per client address):
+     * successful logins never touch the bucket, failures do, and once three failures are counted the next
+     * attempt from the address is refused, with the right password or another user's.
+     */
+    @Test
+    @Order(21)
+    public void onlyFailedLoginsAreChargedAndTheFourthAttemptIsRefused() {
+        eachApp(app -> {
+            URI signIn = app.uri("api/sign-in");
+            List<Long> remainingAfterSuccess = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<String> welcome = Http.postForm(signIn, "user", "alice", "password", "alice-pw");
+                assertThat(welcome.statusCode()).as(describe(welcome)).isEqualTo(200);
+                assertThat(welcome.body()).isEqualTo("welcome alice\n");
+                remainingAfterSuccess.add(assertAllowed(welcome, "login-failures", 3, 60).remaining());
+            }
+            assertThat(remainingAfterSuccess).as("%s: remaining tokens across 5 successful logins", app)
+                    .containsOnly(3L);
+            assertThat(redis.admin().keys(app.keyPrefix() + ":rl:{login-failures:*"))
+                    .as("%s: successful logins alone leave no bucket in Redis", app).isEmpty();
+
+            for (int i = 1; i <= 3; i++) {
+                HttpResponse<String> failed = Http.postForm(signIn, "user", "alice", "password", "guess-" + i);
+                assertThat(failed.statusCode()).as(describe(failed)).isEqualTo(401);
+                assertAllowed(failed, "login-failures", 3, 60);
+            }
+            assertThat(redis.admin().keys(app.keyPrefix() + ":rl:{login-failures:*"))
+                    .as("%s: failed logins are charged", app).isNotEmpty();
+
+            HttpResponse<String> refused = Http.postForm(signIn, "user", "alice", "password", "alice-pw");
+            assertTooManyRequests(refused, "login-failures", 3, 60);
+            assertThat(refused.body()).doesNotContain("welcome");
+            HttpResponse<String> sameAddress = Http.postForm(signIn, "user", "bob", "password", "bob-pw");
+            assertTooManyRequests(sameAddress, "login-failures", 3, 60);
+        });
+    }
+
+    /**
+     * {@code GET /api/catalog}: {@code shadow-trial} (2 a minute, {@code mode=shadow}) is over its limit from the
+     * third request on, and the one with the fewest tokens, yet it refuses nothing and adds no headers: those and
+     * the 429 come from {@code shadow-enforced} (5 a minute) alone. Its bucket is charged as usual.
+     */
+    @Test
+    @Order(22)
+    public void shadowedPolicyNeverRefusesAndSendsNoHeadersOfItsOwn() {
+        eachApp(app -> {
+            URI catalog = app.uri("api/catalog");
+            for (int remaining = 4; remaining >= 0; remaining--) {
+                HttpResponse<String> served = Http.get(catalog);
+                assertThat(served.body()).as(describe(served)).isEqualTo("catalog\n");
+                // one RateLimit-Policy item and one RateLimit item, both naming the enforced policy
+                assertThat(assertAllowed(served, "shadow-enforced", 5, 60).remaining()).isEqualTo(remaining);
+            }
+            HttpResponse<String> refused = Http.get(catalog);
+            assertTooManyRequests(refused, "shadow-enforced", 5, 60);
+            assertThat(assertProblem(refused, 429).get("violated-policies")).as(describe(refused))
+                    .isEqualTo(List.of("shadow-enforced"));
+            assertThat(redis.admin().keys(app.keyPrefix() + ":rl:{shadow-trial:*"))
+                    .as("%s: the shadowed policy's bucket", app).isNotEmpty();
+        });
+    }
+
+    /** Script calls ({@code EVALSHA}, and {@code EVAL} should a script have to be sent) since the last reset. */
+    private static long scriptCalls() {
+        return redis.commandCount("evalsha") + redis.commandCount("eval");
     }
 
     @Test
