@@ -23,6 +23,7 @@ public class SampleApplication extends Application {
                 StatusResource.class,
                 ConcertResource.class,
                 RenderResource.class,
+                ExemptResource.class,
                 RateLimitFeature.class);
     }
 }
