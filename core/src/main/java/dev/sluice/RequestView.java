@@ -49,6 +49,39 @@ public interface RequestView {
     String clientAddress();
 
     /**
+     * The client's full address after the {@code sluice.trusted-proxies} and {@code sluice.forwarding-header}
+     * rules, in canonical form ({@code 192.0.2.7}, {@code 2001:db8:1:2::7}): unlike {@link #clientAddress()},
+     * an IPv6 client is never reduced to its network. This is what {@code sluice.limit.<policy>.exempt} CIDRs
+     * are compared with, so exempting {@code 2001:db8:1:2::7/128} does not exempt {@code 2001:db8:1:2::8}.
+     * Empty when the address is unknown (JAX-RS outside a servlet container); the peer as the container gave
+     * it when that is not an IP literal.
+     *
+     * <p>The default returns {@link #clientAddress()} when that is a single address, and an empty string when
+     * it is an IPv6 network, which no exemption matches. Sluice's own views override it.
+     *
+     * @return the client's address in canonical form, or an empty string
+     */
+    default String clientIp() {
+        String address = clientAddress();
+        return address.indexOf('/') < 0 ? address : "";
+    }
+
+    /**
+     * Whether the authenticated user is in {@code role}, as the container knows it at the time Sluice runs:
+     * {@code HttpServletRequest.isUserInRole} in the servlet filter, {@code SecurityContext.isUserInRole} in
+     * JAX-RS. False for an anonymous request, and for a request whose authentication has not happened yet
+     * (see the documentation of {@code exempt} for when containers authenticate).
+     *
+     * <p>The default returns false: a view without a notion of roles exempts nobody by role.
+     *
+     * @param role the role name, compared by the container
+     * @return whether the user is in the role
+     */
+    default boolean isUserInRole(String role) {
+        return false;
+    }
+
+    /**
      * The container's own request object: {@code jakarta.servlet.http.HttpServletRequest} in the servlet
      * filter, {@code jakarta.ws.rs.container.ContainerRequestContext} in JAX-RS.
      *

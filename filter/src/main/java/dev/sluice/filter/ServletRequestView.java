@@ -24,6 +24,7 @@ final class ServletRequestView implements RequestView {
     private final String path;
     private final ClientAddress clientAddresses;
     private String clientAddress;
+    private String clientIp;
 
     ServletRequestView(HttpServletRequest request, String path, ClientAddress clientAddresses) {
         this.request = request;
@@ -82,6 +83,25 @@ final class ServletRequestView implements RequestView {
                     lastLines(request.getHeaders(clientAddresses.headerName())));
         }
         return clientAddress;
+    }
+
+    @Override
+    public String clientIp() {
+        if (clientIp == null) {
+            clientIp = clientAddresses.resolveAddress(request.getRemoteAddr(),
+                    lastLines(request.getHeaders(clientAddresses.headerName())));
+        }
+        return clientIp;
+    }
+
+    /**
+     * The container's answer at the time the filter runs: a request to a URL under a security constraint was
+     * authenticated before the filter chain; any other request only when the container or an earlier filter
+     * authenticated it (otherwise it is anonymous and in no role).
+     */
+    @Override
+    public boolean isUserInRole(String role) {
+        return request.isUserInRole(role);
     }
 
     private static List<String> lastLines(Enumeration<String> values) {

@@ -72,9 +72,32 @@ public final class ClientAddress {
      *         not an IP literal
      */
     public String resolve(String peer, List<String> headerLines) {
+        byte[] client = client(peer, headerLines);
+        return client == null ? unparsed(peer) : key(client);
+    }
+
+    /**
+     * Like {@link #resolve}, but an IPv6 client is given as its full address, never as its network: what
+     * {@code exempt} CIDRs are compared with, so that exempting one address does not exempt its neighbours.
+     *
+     * @param peer        the direct peer's address, as from {@code ServletRequest.getRemoteAddr()}
+     * @param headerLines the lines of the {@link #headerName()} header in order of appearance (may be empty)
+     * @return the client's address in canonical form; the peer as given when it is not an IP literal
+     */
+    public String resolveAddress(String peer, List<String> headerLines) {
+        byte[] client = client(peer, headerLines);
+        return client == null ? unparsed(peer) : IpLiteral.format(client);
+    }
+
+    private static String unparsed(String peer) {
+        return peer == null ? "" : peer;
+    }
+
+    /** The client's address bytes, or null when the peer is not an IP literal. */
+    private byte[] client(String peer, List<String> headerLines) {
         byte[] current = IpLiteral.parse(peer);
         if (current == null) {
-            return peer == null ? "" : peer;
+            return null;
         }
         if (!trustedProxies.isEmpty() && isTrusted(current)) {
             List<String> hops = header == ForwardingHeader.FORWARDED
@@ -91,7 +114,7 @@ public final class ClientAddress {
                 }
             }
         }
-        return key(current);
+        return current;
     }
 
     private String key(byte[] address) {

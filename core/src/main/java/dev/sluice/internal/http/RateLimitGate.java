@@ -3,8 +3,11 @@ package dev.sluice.internal.http;
 import dev.sluice.RateLimitDecision;
 import dev.sluice.RequestView;
 import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.config.Cidr;
+import dev.sluice.internal.config.Exemptions;
 import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.HeaderMode;
+import dev.sluice.internal.config.IpLiteral;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.PolicyMode;
 import dev.sluice.internal.limit.ChargeMode;
@@ -14,6 +17,7 @@ import dev.sluice.internal.runtime.SluiceRuntime;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The one per-request rate-limit decision, shared by the servlet filter and the JAX-RS filter: they turn
@@ -27,7 +31,9 @@ import java.util.List;
  * servlet filter before JAX-RS). Every other candidate counts as decided, whatever the outcome; those with
  * a key are asked in one {@link RateLimitEngine#decide(List)} call (one Redis round trip, through the
  * application's circuit breaker). A {@code bean:} key resolver that returns nothing exempts the request
- * from that policy.
+ * from that policy, and so does a client listed in the policy's {@code exempt}: such a
+ * policy is recorded as decided (so that no later filter charges it) but neither asked nor charged, and gives
+ * the response no headers.
  *
  * <p>How each policy takes part ({@link ChargeMode}): an enforced policy that counts every request decides
  * and is charged before the request; one with {@code count=<statuses>} is checked before the request (refused
@@ -98,6 +104,10 @@ public final class RateLimitGate {
                 continue;
             }
             decided.add(policy.name());
+            if (isExempt(policy.exempt(), request)) {
+                engine.metrics().policy(policy.name()).exempt();
+                continue;
+            }
             String rawKey = candidate.key().rawKey(request);
             if (rawKey != null && policy.limitsRate()) {
                 calls.add(new LimitCall(policy, rawKey, policy.cost(), before(policy)));
@@ -107,6 +117,39 @@ public final class RateLimitGate {
             return Verdict.NOTHING_TO_CHECK;
         }
         return check(calls).after(chargeAfterResponse(calls)).recording(ChargedPolicies.with(charged, decided));
+    }
+
+    /**
+     * Whether the request's client is exempt from a policy: its principal, one of its roles (as the container
+     * knows them now) or its full address (after trusted proxies; an IPv6 client is not reduced to its network
+     * here) is listed. Costs nothing for a policy without exemptions.
+     */
+    static boolean isExempt(Exemptions exempt, RequestView request) {
+        if (exempt.isEmpty()) {
+            return false;
+        }
+        if (!exempt.principals().isEmpty()) {
+            Optional<String> principal = request.principal();
+            if (principal.isPresent() && exempt.principals().contains(principal.get())) {
+                return true;
+            }
+        }
+        for (String role : exempt.roles()) {
+            if (request.isUserInRole(role)) {
+                return true;
+            }
+        }
+        if (!exempt.networks().isEmpty()) {
+            byte[] address = IpLiteral.parse(request.clientIp());
+            if (address != null) {
+                for (Cidr network : exempt.networks()) {
+                    if (network.contains(address)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** How a policy takes part in the decision before the request. */

@@ -13,6 +13,7 @@ public final class PolicyMetrics {
     final Counter redisErrors = new Counter();
     final Counter failOpen = new Counter();
     final Counter deniedLocally = new Counter();
+    final Counter exempt = new Counter();
 
     PolicyMetrics(String name, RedisStatus status) {
         this.name = name;
@@ -52,6 +53,11 @@ public final class PolicyMetrics {
         denied.increment();
     }
 
+    /** The policy let a request through untouched because its client is exempt ({@code exempt}). */
+    public void exempt() {
+        exempt.increment();
+    }
+
     /** The application's Redis status, whose breaker every policy shares. */
     public RedisStatus status() {
         return status;
@@ -75,5 +81,9 @@ public final class PolicyMetrics {
 
     public long deniedLocallyCount() {
         return deniedLocally.count();
+    }
+
+    public long exemptCount() {
+        return exempt.count();
     }
 }

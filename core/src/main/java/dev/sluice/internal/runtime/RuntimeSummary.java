@@ -1,6 +1,8 @@
 package dev.sluice.internal.runtime;
 
 import dev.sluice.internal.config.Bandwidth;
+import dev.sluice.internal.config.Cidr;
+import dev.sluice.internal.config.Exemptions;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 
@@ -8,6 +10,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The one INFO line a runtime logs when it starts: where Redis is (from {@code RedisSettings.toString()},
@@ -44,7 +47,18 @@ final class RuntimeSummary {
     private static String policy(PolicyConfig policy) {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
         return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
-                + policy.paths()) + (policy.enabled() ? "" : ", disabled") + ")";
+                + policy.paths()) + exempt(policy.exempt()) + (policy.enabled() ? "" : ", disabled") + ")";
+    }
+
+    /** {@code , exempt=[10.0.0.0/8, principal:probe, role:ops]}, so the log shows who passes untouched. */
+    private static String exempt(Exemptions exempt) {
+        if (exempt.isEmpty()) {
+            return "";
+        }
+        Stream<String> items = Stream.concat(exempt.networks().stream().map(Cidr::toString), Stream.concat(
+                exempt.principals().stream().sorted().map(p -> "principal:" + p),
+                exempt.roles().stream().sorted().map(r -> "role:" + r)));
+        return ", exempt=" + items.collect(Collectors.joining(", ", "[", "]"));
     }
 
     private static String bandwidth(Bandwidth b) {

@@ -94,6 +94,8 @@ class HostileConfigValuesTest {
             new Row(POLICY + "cost", RATE, List.of("0", "-1", "x", "11", "1.5")),
             new Row(POLICY + "enabled", RATE, List.of("yes", "1", "off")),
             new Row(POLICY + "on-redis-failure", RATE, List.of("open", "fail", "true")),
+            new Row(POLICY + "exempt", RATE, List.of("10.0.0.0/33", "0.0.0.0/0", "::/0", "proxy.local",
+                    "principal:", "role: ", "user:alice", "10.0.0.0/8,,role:", ",", "::ffff:10.0.0.0/104")),
             new Row(LOCK + "lease", Map.of(), List.of("0s", "-1s", "x", "0")),
             new Row(LOCK + "max-wait", Map.of(), List.of("-1s", "x", "soon")),
             new Row(SEMAPHORE + "permits", Map.of(), List.of("0", "-1", "x", "1.5", "99999999999")),

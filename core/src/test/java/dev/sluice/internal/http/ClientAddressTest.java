@@ -236,6 +236,18 @@ class ClientAddressTest {
     }
 
     @Test
+    void theFullAddressFollowsTheSameProxyRulesButKeepsAnIpv6ClientWhole() {
+        assertThat(defaults.resolveAddress(PROXY, List.of("2001:db8:1:2:aaaa::1"))).isEqualTo("2001:db8:1:2:aaaa::1");
+        assertThat(defaults.resolveAddress(PROXY, List.of("203.0.113.7, 10.0.0.9"))).isEqualTo("203.0.113.7");
+        assertThat(defaults.resolveAddress("192.0.2.9", List.of("203.0.113.7"))).as("untrusted peer")
+                .isEqualTo("192.0.2.9");
+        assertThat(defaults.resolveAddress("2001:DB8:9:0::1", List.of())).isEqualTo("2001:db8:9::1");
+        assertThat(defaults.resolveAddress(PROXY, List.of("::ffff:203.0.113.7"))).isEqualTo("203.0.113.7");
+        assertThat(defaults.resolveAddress("local", List.of())).as("not an IP literal").isEqualTo("local");
+        assertThat(defaults.resolveAddress(null, List.of())).isEmpty();
+    }
+
+    @Test
     void keysIpv6ClientsByTheConfiguredPrefix() {
         ClientAddress by48 = new ClientAddress(PROXIES, ForwardingHeader.X_FORWARDED_FOR, 48);
         assertThat(by48.resolve(PROXY, List.of("2001:db8:1:2::1"))).isEqualTo("2001:db8:1::/48");

@@ -5,6 +5,7 @@ import dev.sluice.RequestView;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** A request as an adapter would present it to the gate, built field by field. */
 final class TestRequest implements RequestView {
@@ -13,6 +14,8 @@ final class TestRequest implements RequestView {
     private String path = "/";
     private String principal;
     private String clientAddress = "192.0.2.1";
+    private String clientIp;
+    private Set<String> roles = Set.of();
     private final Map<String, String> headers = new HashMap<>();
 
     static TestRequest get(String path) {
@@ -28,6 +31,17 @@ final class TestRequest implements RequestView {
 
     TestRequest from(String address) {
         clientAddress = address;
+        return this;
+    }
+
+    /** A client whose full address differs from its {@link #clientAddress()} (an IPv6 network). */
+    TestRequest fromIp(String address) {
+        clientIp = address;
+        return this;
+    }
+
+    TestRequest roles(String... names) {
+        roles = Set.of(names);
         return this;
     }
 
@@ -74,6 +88,16 @@ final class TestRequest implements RequestView {
     @Override
     public String clientAddress() {
         return clientAddress;
+    }
+
+    @Override
+    public String clientIp() {
+        return clientIp == null ? RequestView.super.clientIp() : clientIp;
+    }
+
+    @Override
+    public boolean isUserInRole(String role) {
+        return roles.contains(role);
     }
 
     @Override

@@ -25,6 +25,7 @@ public class SampleApplication extends Application {
                 RenderResource.class,
                 SignInResource.class,
                 CatalogResource.class,
+                ExemptResource.class,
                 RateLimitFeature.class);
     }
 }

@@ -26,6 +26,7 @@ final class ContainerRequestView implements RequestView {
     private final ContainerRequestContext request;
     private final ClientAddress clientAddress;
     private String client;
+    private String clientIp;
     private boolean clientAddressUsed;
 
     ContainerRequestView(ContainerRequestContext request, ClientAddress clientAddress) {
@@ -78,7 +79,29 @@ final class ContainerRequestView implements RequestView {
         return client;
     }
 
-    /** Whether a key asked for {@link #clientAddress()}. */
+    @Override
+    public String clientIp() {
+        clientAddressUsed = true;
+        if (clientIp == null) {
+            Object peer = request.getProperty(PEER_PROPERTY);
+            clientIp = clientAddress.resolveAddress(peer instanceof String s ? s : null,
+                    lines(clientAddress.headerName()));
+        }
+        return clientIp;
+    }
+
+    /**
+     * The request's {@link SecurityContext} as it is when Sluice's filter runs: after {@code @PreMatching}
+     * filters and filters of a lower priority than Sluice's, which is where authentication filters set it;
+     * on a servlet container, without such a filter, the servlet request's roles.
+     */
+    @Override
+    public boolean isUserInRole(String role) {
+        SecurityContext security = request.getSecurityContext();
+        return security != null && security.isUserInRole(role);
+    }
+
+    /** Whether a key or an exemption asked for the client's address. */
     boolean clientAddressUsed() {
         return clientAddressUsed;
     }

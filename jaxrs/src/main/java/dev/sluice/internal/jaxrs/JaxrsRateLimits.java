@@ -133,7 +133,8 @@ public final class JaxrsRateLimits implements AutoCloseable {
         if (view.clientAddressUsed() && !view.peerKnown() && warnedMissingPeer.compareAndSet(false, true)) {
             LOG.log(Level.WARNING, "Sluice: this JAX-RS runtime does not expose the client's address (it does not"
                     + " run on a servlet container), so policies keyed by ip, and by principal for anonymous"
-                    + " requests, put every client in one bucket; key such policies by principal or header instead");
+                    + " requests, put every client in one bucket, and exempt CIDRs match no request; key such"
+                    + " policies by principal or header, and exempt by principal or role, instead");
         }
     }
 

@@ -156,6 +156,21 @@ public abstract class SampleScenarios {
         });
     }
 
+    /** {@code sluice.limit.exempt-local.exempt=127.0.0.1, ::1}: the test's own requests are never charged. */
+    @Test
+    @Order(40)
+    public void aPolicyExemptingTheLoopbackAddressNeverChargesIt() {
+        eachApp(app -> {
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<String> local = Http.get(app.uri("api/exempt/local"));
+                assertThat(local.statusCode()).as(describe(local)).isEqualTo(200);
+                assertThat(header(local, "RateLimit")).as(describe(local)).isNull();
+            }
+            assertThat(redis.admin().keys(app.keyPrefix() + ":rl:{exempt-local:*"))
+                    .as("%s: no bucket for an exempt client", app).isEmpty();
+        });
+    }
+
     /** Last: it restarts Redis under the running server. */
     /**
      * The spellings of a limited path a client could try, each refused once the policy is spent or not served by

@@ -4,6 +4,7 @@ import dev.sluice.servers.Http;
 import dev.sluice.servers.SampleApp;
 import dev.sluice.servers.SampleScenarios;
 import dev.sluice.servers.ServerProperties;
+import dev.sluice.test.RateLimitAssertions;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -71,6 +72,33 @@ class SampleOnWildFlyIT extends SampleScenarios {
         URI root = URI.create("http://127.0.0.1:"
                 + (ServerProperties.WILDFLY_HTTP_PORT + ServerProperties.wildflyPortOffset()) + "/");
         return List.of(SampleApp.ear(root), SampleApp.plainWar(root), SampleApp.bundleWar(root));
+    }
+
+    /**
+     * {@code sluice.limit.exempt-staff.exempt=principal:bob} on an URL without a security constraint: WildFly
+     * authenticates the credentials a client sends on any URL ({@code proactive-authentication}, on by default),
+     * so bob is known to Sluice's JAX-RS filter and never charged; the bucket of his address stays full for the
+     * others.
+     */
+    @Test
+    @Order(41)
+    void anExemptPrincipalIsNeverCharged() {
+        org.junit.jupiter.api.Assertions.assertAll(apps().stream().map(app -> () -> {
+            URI staff = app.uri("api/exempt/staff");
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<String> bob = Http.get(staff, "bob", "bob-pw");
+                assertThat(bob.body()).as("%s", app).isEqualTo("staff bob\n");
+                assertThat(bob.headers().firstValue("RateLimit")).as("%s: bob is exempt", app).isEmpty();
+            }
+            HttpResponse<String> anonymous = Http.get(staff);
+            assertThat(RateLimitAssertions.assertAllowed(anonymous, "exempt-staff", 2, 60).remaining())
+                    .as("%s: the bucket bob's requests would have used is full", app).isEqualTo(1);
+            HttpResponse<String> alice = Http.get(staff, "alice", "alice-pw");
+            assertThat(alice.body()).as("%s", app).isEqualTo("staff alice\n");
+            assertThat(RateLimitAssertions.assertAllowed(alice, "exempt-staff", 2, 60).remaining()).isZero();
+            RateLimitAssertions.assertTooManyRequests(Http.get(staff, "alice", "alice-pw"), "exempt-staff", 2, 60);
+            assertThat(Http.get(staff, "bob", "bob-pw").statusCode()).as("%s: still exempt", app).isEqualTo(200);
+        }));
     }
 
     /**

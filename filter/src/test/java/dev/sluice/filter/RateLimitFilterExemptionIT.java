@@ -1,0 +1,112 @@
+package dev.sluice.filter;
+
+import dev.sluice.test.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.sluice.filter.Descriptors.contextParams;
+import static dev.sluice.test.RateLimitAssertions.assertAllowed;
+import static dev.sluice.test.RateLimitAssertions.assertNoRateLimitHeaders;
+import static dev.sluice.test.RateLimitAssertions.assertTooManyRequests;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code sluice.limit.<policy>.exempt} by network in a real Jetty against a real Redis: the client address is the
+ * one resolved through {@code sluice.trusted-proxies} (the tests' peer, 127.0.0.1, is the proxy), and an exempt
+ * client never touches its bucket.
+ */
+class RateLimitFilterExemptionIT {
+
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
+
+    private static final long LIMIT = 2;
+    private static final long HOUR = 3600;
+
+    @TempDir
+    Path root;
+
+    private WebApp app;
+
+    @BeforeEach
+    void resetResource() {
+        ProtectedServlet.reset();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (app != null) {
+            app.close();
+        }
+    }
+
+    private void start(String... more) throws Exception {
+        List<String> params = new ArrayList<>(List.of(
+                "sluice.redis.uri", REDIS.uri(),
+                "sluice.limit.api.rate", LIMIT + "/1h",
+                "sluice.limit.api.paths", "/api/*",
+                "sluice.limit.api.exempt", "203.0.113.0/24, 2001:db8:1:2::7"));
+        params.addAll(List.of(more));
+        app = WebApp.start(root, contextParams(params.toArray(String[]::new)), true);
+    }
+
+    private HttpResponse<String> from(String forwardedFor) throws Exception {
+        return app.get("/api/x", "X-Forwarded-For", forwardedFor);
+    }
+
+    @Test
+    void aClientInAnExemptNetworkBehindATrustedProxyIsNeverChargedNorLimited() throws Exception {
+        start("sluice.trusted-proxies", "127.0.0.1");
+        REDIS.resetStats();
+        for (int i = 0; i < LIMIT * 3; i++) {
+            HttpResponse<String> response = from("203.0.113.5");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertNoRateLimitHeaders(response);
+        }
+        assertThat(ProtectedServlet.INVOCATIONS).hasValue((int) LIMIT * 3);
+        assertThat(REDIS.commandCount("evalsha") + REDIS.commandCount("eval")).as("Redis never asked").isZero();
+        assertThat(REDIS.admin().exists("sluice:rl:{api:203.0.113.5}")).isFalse();
+
+        assertThat(assertAllowed(from("198.51.100.1"), "api", LIMIT, HOUR).remaining()).isEqualTo(LIMIT - 1);
+        assertThat(assertAllowed(from("198.51.100.1"), "api", LIMIT, HOUR).remaining()).isZero();
+        assertTooManyRequests(from("198.51.100.1"), "api", LIMIT, HOUR);
+    }
+
+    @Test
+    void anExemptIpv6AddressLeavesTheBucketOfItsSlash64FullForItsNeighbours() throws Exception {
+        start("sluice.trusted-proxies", "127.0.0.1");
+        for (int i = 0; i < LIMIT * 3; i++) {
+            assertNoRateLimitHeaders(from("2001:db8:1:2::7"));
+        }
+        // the neighbour shares the /64 bucket (sluice.ipv6-prefix=64) and finds it untouched
+        assertThat(assertAllowed(from("2001:db8:1:2::8"), "api", LIMIT, HOUR).remaining()).isEqualTo(LIMIT - 1);
+        assertThat(assertAllowed(from("2001:db8:1:2::8"), "api", LIMIT, HOUR).remaining()).isZero();
+        assertTooManyRequests(from("2001:db8:1:2::8"), "api", LIMIT, HOUR);
+        assertThat(from("2001:db8:1:2::7").statusCode()).as("still exempt with its /64 bucket spent").isEqualTo(200);
+        assertThat(REDIS.admin().exists("sluice:rl:{api:2001:db8:1:2::/64}")).isTrue();
+    }
+
+    @Test
+    void aForwardingHeaderFromAnUntrustedPeerExemptsNobody() throws Exception {
+        start();
+        assertThat(assertAllowed(from("203.0.113.5"), "api", LIMIT, HOUR).remaining()).isEqualTo(LIMIT - 1);
+        assertThat(REDIS.admin().exists("sluice:rl:{api:127.0.0.1}")).as("keyed by the peer").isTrue();
+    }
+
+    @Test
+    void theLoopbackPeerItselfCanBeExempt() throws Exception {
+        start("sluice.limit.api.exempt", "127.0.0.1");
+        for (int i = 0; i < LIMIT * 2; i++) {
+            assertNoRateLimitHeaders(app.get("/api/x"));
+        }
+        assertThat(REDIS.admin().exists("sluice:rl:{api:127.0.0.1}")).isFalse();
+    }
+}
