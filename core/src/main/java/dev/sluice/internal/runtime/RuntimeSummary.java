@@ -31,6 +31,8 @@ final class RuntimeSummary {
                 .append(", ipv6-prefix=").append(config.ipv6Prefix())
                 .append(", deny-cache.size=").append(config.denyCacheSize())
                 .append(", filter.enabled=").append(config.filterEnabled())
+                .append(", config.refresh=").append(config.configRefresh().isZero() ? "0"
+                        : duration(config.configRefresh()))
                 .append(", policies=").append(new TreeMap<>(config.policies()).values().stream()
                         .map(RuntimeSummary::policy).collect(Collectors.joining(", ", "[", "]")))
                 .append(", lock overrides=").append(new TreeMap<>(config.locks()).keySet())
@@ -41,7 +43,7 @@ final class RuntimeSummary {
     }
 
     /** {@code api(100/1m burst 150, key=ip)}; {@code (disabled)} when switched off. */
-    private static String policy(PolicyConfig policy) {
+    static String policy(PolicyConfig policy) {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
         return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
                 + policy.paths()) + (policy.enabled() ? "" : ", disabled") + ")";
