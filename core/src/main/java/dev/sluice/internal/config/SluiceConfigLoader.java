@@ -138,6 +138,9 @@ public final class SluiceConfigLoader {
                 return Duration.ZERO;
             }
             Duration d = Durations.tryParse(v).orElse(null);
+            if (d != null && d.isZero()) {
+                return Duration.ZERO;
+            }
             if (d == null || d.compareTo(MIN_CONFIG_REFRESH) < 0) {
                 throw ConfigProblems.invalid(CONFIG_REFRESH, v, CONFIG_REFRESH_FORM);
             }
