@@ -119,7 +119,8 @@ public final class ConfigReloads implements AutoCloseable {
         if (!(refresh.isZero() || refresh.isNegative()) && scheduler == null) {
             period = refresh;
             scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
-                Thread thread = new Thread(task, "sluice-config-refresh (" + app + ")");
+                // No inherited thread-locals: the deploying thread's could hold on to anything of the server's.
+                Thread thread = new Thread(null, task, "sluice-config-refresh (" + app + ")", 0, false);
                 thread.setDaemon(true);
                 // Not the deploying thread's loader: the thread ends with the runtime, but holds nothing till then.
                 thread.setContextClassLoader(null);
