@@ -96,7 +96,7 @@ class RateLimitFilterReloadIT {
 
         System.setProperty(BURST, "3");
         Object summary = JMX.invoke(bean, "reload", new Object[0], new String[0]);
-        assertThat(summary).asString().contains("servlet filter", "login(5/1m burst 3");
+        assertThat(summary).asString().contains("servlet filter", "login: rate 5/1m -> 5/1m burst 3");
         assertThat(admittedForANewClient(8)).isEqualTo(3);
 
         System.setProperty(BURST, "three");

@@ -1,15 +1,18 @@
 package dev.sluice.internal.runtime;
 
 import dev.sluice.SluiceConfigException;
+import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.limit.DenyCache;
 import dev.sluice.internal.metrics.ReloadMetrics;
 
 import java.lang.System.Logger.Level;
+import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -62,10 +65,48 @@ public final class ConfigReloads implements AutoCloseable {
      */
     public record Change(String policy, PolicyConfig before, PolicyConfig after) {
 
+        /**
+         * {@code api: rate 100/1m -> 50/1m, methods [] -> [POST]}: every attribute that differs, found over the
+         * record's components so that attributes added to {@link PolicyConfig} are reported too.
+         */
         @Override
         public String toString() {
-            return (before == null ? "(none)" : RuntimeSummary.policy(before)) + " -> "
-                    + (after == null ? "(none)" : RuntimeSummary.policy(after));
+            if (before == null) {
+                return policy + ": added " + RuntimeSummary.policy(after);
+            }
+            if (after == null) {
+                return policy + ": removed";
+            }
+            List<String> differences = new ArrayList<>();
+            for (RecordComponent component : PolicyConfig.class.getRecordComponents()) {
+                Object was = value(component, before);
+                Object is = value(component, after);
+                if (!Objects.equals(was, is)) {
+                    differences.add(attribute(component.getName()) + " " + show(was) + " -> " + show(is));
+                }
+            }
+            return policy + ": " + String.join(", ", differences);
+        }
+
+        private static Object value(RecordComponent component, PolicyConfig policy) {
+            try {
+                return component.getAccessor().invoke(policy);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** The configuration attribute a component holds: {@code onRedisFailure} is {@code on-redis-failure}. */
+        private static String attribute(String component) {
+            return component.equals("bandwidths") ? "rate"
+                    : component.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+        }
+
+        private static String show(Object value) {
+            if (value instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Bandwidth) {
+                return list.stream().map(b -> RuntimeSummary.bandwidth((Bandwidth) b)).collect(Collectors.joining(","));
+            }
+            return value instanceof Enum<?> e ? e.name().toLowerCase(Locale.ROOT).replace('_', '-') : String.valueOf(value);
         }
     }
 

@@ -49,7 +49,7 @@ final class RuntimeSummary {
                 + policy.paths()) + (policy.enabled() ? "" : ", disabled") + ")";
     }
 
-    private static String bandwidth(Bandwidth b) {
+    static String bandwidth(Bandwidth b) {
         String text = b.tokens() + "/" + duration(b.period());
         return b.capacity() == b.tokens() ? text : text + " burst " + b.capacity();
     }

@@ -105,11 +105,28 @@ class ConfigReloadsTest {
         String summary = runtime.reloads().reload();
 
         assertThat(adapter.rateTokens()).isEqualTo(2);
-        assertThat(summary).contains("test adapter", "api(10/1m", "api(2/1m");
+        assertThat(summary).isEqualTo("test adapter: api: rate 10/1m -> 2/1m");
         assertThat(runtime.rateLimits().denials().size()).as("refusals decided under the old limits").isZero();
         assertThat(runtime.metrics().reloads().appliedCount()).isEqualTo(1);
         assertThat(logs.records(Level.INFO, "dev.sluice")).anySatisfy(r ->
-                assertThat(logs.text(r)).contains("policies reloaded", "api(2/1m"));
+                assertThat(logs.text(r)).contains("policies reloaded", "api: rate 10/1m -> 2/1m"));
+    }
+
+    @Test
+    void theSummaryNamesEveryAttributeThatChangedAndEveryPolicyAddedOrRemoved() {
+        start("0");
+        values.put("sluice.limit.api.cost", "2");
+        values.put("sluice.limit.api.methods", "post");
+        values.put("sluice.limit.api.on-redis-failure", "deny");
+        values.put("sluice.limit.login.rate", "5/1m");
+
+        String summary = runtime.reloads().reload();
+        values.keySet().removeIf(k -> k.startsWith("sluice.limit.login."));
+        String second = runtime.reloads().reload();
+
+        assertThat(summary).isEqualTo("test adapter: api: methods [] -> [POST], cost 1 -> 2, on-redis-failure allow -> deny,"
+                + " login: added login(5/1m, key=ip)");
+        assertThat(second).isEqualTo("test adapter: login: removed");
     }
 
     @Test
@@ -209,7 +226,7 @@ class ConfigReloadsTest {
         values.put("sluice.limit.api.rate", "-4/1m");
         server.invoke(name, "reload", new Object[0], new String[0]);
 
-        assertThat(summary).asString().contains("api(4/1m");
+        assertThat(summary).asString().contains("api: rate 10/1m -> 4/1m");
         assertThat(adapter.rateTokens()).isEqualTo(4);
         assertThat(server.getAttribute(name, "AppliedReloads")).isEqualTo(1L);
         assertThat(server.getAttribute(name, "RefusedReloads")).isEqualTo(1L);
