@@ -13,6 +13,8 @@ import dev.sluice.internal.http.ProblemDetails;
 import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.internal.http.RateLimitHeaders;
 import dev.sluice.internal.http.Verdict;
+import dev.sluice.internal.runtime.ConfigReloads;
+import dev.sluice.internal.runtime.Reloadable;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.internal.runtime.SluiceRuntimes;
 import jakarta.servlet.AsyncEvent;
@@ -36,6 +38,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Rate limits requests by URL pattern: every policy whose {@code sluice.limit.<policy>.paths} and
@@ -64,24 +67,37 @@ import java.util.Map;
  * when the response is complete: after the chain returns, or, for an asynchronous request, when its
  * asynchronous cycle ends.
  *
- * <p>Configuration is read and validated once in {@link #init}; a bad value fails the deployment with
- * {@link dev.sluice.SluiceConfigException}. Thread-safe: one instance serves concurrent requests, and it
+ * <p>Configuration is read and validated in {@link #init}; a bad value fails the deployment with
+ * {@link dev.sluice.SluiceConfigException}. The policy keys are read again every {@code sluice.config.refresh}
+ * and on the JMX operation {@code reload()}; a reload with a bad value keeps the filter's policies as they
+ * were. Thread-safe: one instance serves concurrent requests, and it
  * keeps no per-request state, so asynchronous requests are fine ({@code async-supported} is declared).
  */
 public class RateLimitFilter implements Filter {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
-    /** Everything {@link #doFilter} needs, built once in {@link #init}. */
+    /**
+     * Everything {@link #doFilter} needs, built in {@link #init} and replaced whole when a reload changes a
+     * policy, so that a request sees one consistent set of policies with one volatile read.
+     */
     private record Active(SluiceRuntime runtime, RateLimitGate gate, PathMatcher matcher,
-                          Map<String, RateLimitGate.Policy> policies, ClientAddress clientAddresses) {
+                          Map<String, RateLimitGate.Policy> policies, ClientAddress clientAddresses,
+                          Map<String, PolicyConfig> pathPolicies) {
+
+        Active with(SluiceConfig config) {
+            return new Active(runtime, gate, PathMatcher.of(config.policies().values()), gatePolicies(config),
+                    clientAddresses, policiesWithPaths(config));
+        }
     }
 
     private volatile Active active;
+    private AutoCloseable reloadRegistration;
 
     /**
      * Reads the configuration (init-params over the application's configuration), validates it and
-     * acquires the application's Sluice runtime (its Redis pool) when at least one policy has paths.
+     * acquires the application's Sluice runtime (its Redis pool) when at least one policy has paths or
+     * {@code sluice.config.refresh} is set (a refresh may give a policy paths later).
      *
      * @throws dev.sluice.SluiceConfigException when a value is invalid
      */
@@ -89,31 +105,93 @@ public class RateLimitFilter implements Filter {
     public void init(FilterConfig filterConfig) throws ServletException {
         ServletContext context = filterConfig.getServletContext();
         ClassLoader loader = applicationClassLoader(context);
-        ConfigSource source = ConfigSources.layered(
-                ConfigSources.of(initParameters(filterConfig)),
-                ConfigSources.detect(loader, ConfigSources.of(contextParameters(context))));
-        SluiceConfig config = SluiceConfigLoader.load(source);
+        Map<String, String> initParameters = initParameters(filterConfig);
+        Map<String, String> contextParameters = contextParameters(context);
+        // Detected again on every reload: the fallback chain reads system properties when it is built.
+        Supplier<ConfigSource> sources = () -> ConfigSources.layered(ConfigSources.of(initParameters),
+                ConfigSources.detect(loader, ConfigSources.of(contextParameters)));
+        SluiceConfig config = SluiceConfigLoader.load(sources.get());
         String name = filterConfig.getFilterName();
         if (!config.filterEnabled()) {
             LOG.log(Level.INFO, "Sluice: filter '" + name + "' is switched off (sluice.filter.enabled=false)");
             return;
         }
         PathMatcher matcher = PathMatcher.of(config.policies().values());
-        if (matcher.isEmpty()) {
+        if (matcher.isEmpty() && config.configRefresh().isZero()) {
             LOG.log(Level.DEBUG, "Sluice: filter '" + name + "' has no policy with paths; it passes every request");
             return;
         }
+        Map<String, RateLimitGate.Policy> policies = gatePolicies(config);
+        SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
+        Active first = new Active(runtime, RateLimitGate.of(runtime, config.headers()), matcher, policies,
+                ClientAddress.of(config), policiesWithPaths(config));
+        String where = "servlet filter '" + name + "' in " + context.getContextPath() + "/";
+        synchronized (this) {
+            active = first;
+            reloadRegistration = runtime.reloads().register(new Reloadable() {
+                @Override
+                public String describe() {
+                    return where;
+                }
+
+                @Override
+                public ConfigReloads.Outcome reload() {
+                    return RateLimitFilter.this.reload(sources, config);
+                }
+            }, loader, config.configRefresh());
+        }
+        LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + policies.keySet().stream().sorted().toList()
+                + " in " + context.getContextPath() + "/");
+    }
+
+    /**
+     * Reads the configuration again and, when the policies with paths changed, swaps them all at once; a bad
+     * value throws before anything is swapped.
+     */
+    private ConfigReloads.Outcome reload(Supplier<ConfigSource> sources, SluiceConfig deployed) {
+        SluiceConfig reread = SluiceConfigLoader.load(sources.get());
+        Active candidate;
+        synchronized (this) {
+            candidate = active;
+        }
+        if (candidate == null) {
+            return ConfigReloads.Outcome.NONE;
+        }
+        Active next = candidate.with(reread);
+        List<ConfigReloads.Change> changes = ConfigReloads.changes(candidate.pathPolicies, next.pathPolicies);
+        if (!changes.isEmpty()) {
+            next.runtime.metrics().register(reread);
+            synchronized (this) {
+                if (active != candidate) {
+                    // destroyed meanwhile
+                    return ConfigReloads.Outcome.NONE;
+                }
+                active = next;
+            }
+        }
+        return new ConfigReloads.Outcome(changes, ConfigReloads.notApplied(deployed, reread));
+    }
+
+    /** The enabled policies with paths, as the gate applies them. */
+    private static Map<String, RateLimitGate.Policy> gatePolicies(SluiceConfig config) {
         Map<String, RateLimitGate.Policy> policies = new HashMap<>();
         for (PolicyConfig policy : config.policies().values()) {
             if (policy.enabled() && !policy.paths().isEmpty()) {
                 policies.put(policy.name(), RateLimitGate.Policy.of(policy, false));
             }
         }
-        SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
-        active = new Active(runtime, RateLimitGate.of(runtime, config.headers()), matcher, Map.copyOf(policies),
-                ClientAddress.of(config));
-        LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + policies.keySet().stream().sorted().toList()
-                + " in " + context.getContextPath() + "/");
+        return Map.copyOf(policies);
+    }
+
+    /** The policies this filter applies or would apply when switched on: those with paths. */
+    private static Map<String, PolicyConfig> policiesWithPaths(SluiceConfig config) {
+        Map<String, PolicyConfig> out = new HashMap<>();
+        config.policies().forEach((name, policy) -> {
+            if (!policy.paths().isEmpty()) {
+                out.put(name, policy);
+            }
+        });
+        return Map.copyOf(out);
     }
 
     @Override
@@ -203,8 +281,21 @@ public class RateLimitFilter implements Filter {
     /** Lets go of the application's runtime; the last user closes its Redis pool. */
     @Override
     public void destroy() {
-        Active a = active;
-        active = null;
+        Active a;
+        AutoCloseable registration;
+        synchronized (this) {
+            a = active;
+            active = null;
+            registration = reloadRegistration;
+            reloadRegistration = null;
+        }
+        if (registration != null) {
+            try {
+                registration.close();
+            } catch (Exception e) {
+                LOG.log(Level.DEBUG, "Sluice: could not stop reloading a destroyed filter", e);
+            }
+        }
         if (a != null) {
             SluiceRuntimes.release(a.runtime);
         }

@@ -258,6 +258,38 @@ abstract class AbstractRateLimitedResourceIT {
                                 .contains("sluice.limit.nope.rate")));
     }
 
+    /**
+     * A running application picks up a changed rate on its {@code sluice.config.refresh}, without a redeploy; a bad
+     * value is refused and the rate in force stays. The change is made in a system property, which every
+     * configuration source reads live (application properties cannot change once deployed).
+     */
+    @Test
+    void aChangedRateAppliesWithinOneRefreshPeriodAndABadOneIsRefused() throws Exception {
+        String rateKey = "sluice.limit.per-method.rate";
+        Map<String, String> settings = settings();
+        settings.put("sluice.config.refresh", "200ms");
+        try {
+            deployment = container().deploy(new TestApplication(Resources.ClassLimited.class, RateLimitFeature.class)
+                    .properties(settings));
+            assertAllowed(get("class-limited/stricter"), "per-method", 2, HOUR);
+
+            System.setProperty(rateKey, "1/1h");
+            await().atMost(java.time.Duration.ofSeconds(10)).until(() -> get("class-limited/stricter").headers()
+                    .firstValue("RateLimit-Policy").orElse("").contains("\"per-method\";q=1;"));
+            assertTooManyRequests(get("class-limited/stricter"), "per-method", 1, HOUR);
+
+            javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            javax.management.ObjectName bean = jmx.queryNames(
+                    new javax.management.ObjectName("dev.sluice:type=Config,*"), null).iterator().next();
+            System.setProperty(rateKey, "1/fortnight");
+            await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> (Long) jmx.getAttribute(bean, "RefusedReloads") > 0);
+            assertTooManyRequests(get("class-limited/stricter"), "per-method", 1, HOUR);
+        } finally {
+            System.clearProperty(rateKey);
+        }
+    }
+
     /** Deploys every scenario resource with a fresh key prefix, so no test sees another's buckets. */
     void deployScenarios() throws Exception {
         TestApplication application = new TestApplication(Resources.ClassLimited.class,

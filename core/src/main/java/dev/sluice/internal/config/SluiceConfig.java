@@ -1,7 +1,9 @@
 package dev.sluice.internal.config;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -21,6 +23,7 @@ import java.util.Optional;
  * @param locks          {@code sluice.lock.<name>.*} overrides by lock name
  * @param semaphores     {@code sluice.semaphore.<name>.*} overrides by semaphore name
  * @param denyCacheSize  {@code sluice.deny-cache.size}: refused buckets a node remembers, 0 = none
+ * @param configRefresh  {@code sluice.config.refresh}: how often the policy keys are read again, zero = never
  */
 public record SluiceConfig(
         RedisSettings redis,
@@ -35,7 +38,8 @@ public record SluiceConfig(
         Map<String, PolicyConfig> policies,
         Map<String, LockSettings> locks,
         Map<String, LockSettings> semaphores,
-        int denyCacheSize) {
+        int denyCacheSize,
+        Duration configRefresh) {
 
     public static final String DEFAULT_KEY_PREFIX = "sluice";
 
@@ -48,6 +52,7 @@ public record SluiceConfig(
         policies = Map.copyOf(policies);
         locks = Map.copyOf(locks);
         semaphores = Map.copyOf(semaphores);
+        Objects.requireNonNull(configRefresh, "configRefresh");
     }
 
     public Optional<PolicyConfig> policy(String name) {

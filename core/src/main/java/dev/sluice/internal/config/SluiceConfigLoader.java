@@ -33,6 +33,10 @@ public final class SluiceConfigLoader {
     public static final String DENY_CACHE_SIZE = "sluice.deny-cache.size";
     /** Default of {@value #DENY_CACHE_SIZE}. */
     public static final int DEFAULT_DENY_CACHE_SIZE = 10_000;
+    public static final String CONFIG_REFRESH = "sluice.config.refresh";
+    /** The shortest accepted {@value #CONFIG_REFRESH} other than 0: each refresh re-reads every policy key. */
+    public static final Duration MIN_CONFIG_REFRESH = Duration.ofMillis(100);
+    static final String CONFIG_REFRESH_FORM = "0 (off) or a duration of at least 100ms such as 30s, 5m or PT1M";
     public static final String TRUSTED_PROXIES = "sluice.trusted-proxies";
     public static final String FORWARDING_HEADER = "sluice.forwarding-header";
     public static final String IPV6_PREFIX = "sluice.ipv6-prefix";
@@ -48,7 +52,7 @@ public final class SluiceConfigLoader {
     static {
         List<String> keys = new ArrayList<>(RedisSettingsLoader.KEYS);
         keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, FORWARDING_HEADER, IPV6_PREFIX, HEADERS,
-                FILTER_ENABLED, DENY_CACHE_SIZE, MODE));
+                FILTER_ENABLED, DENY_CACHE_SIZE, MODE, CONFIG_REFRESH));
         TOP_LEVEL_KEYS = List.copyOf(keys);
     }
 
@@ -125,7 +129,25 @@ public final class SluiceConfigLoader {
                 policies,
                 locks,
                 semaphores,
-                source.get(DENY_CACHE_SIZE).map(v -> (int) Values.whole(DENY_CACHE_SIZE, v, 0, 10_000_000)).orElse(DEFAULT_DENY_CACHE_SIZE));
+                source.get(DENY_CACHE_SIZE).map(v -> (int) Values.whole(DENY_CACHE_SIZE, v, 0, 10_000_000)).orElse(DEFAULT_DENY_CACHE_SIZE),
+                configRefresh(source));
+    }
+
+    /** {@value #CONFIG_REFRESH}: how often the policy keys are read again; zero (the default) for never. */
+    static Duration configRefresh(ConfigSource source) {
+        return source.get(CONFIG_REFRESH).map(v -> {
+            if (v.equals("0")) {
+                return Duration.ZERO;
+            }
+            Duration d = Durations.tryParse(v).orElse(null);
+            if (d != null && d.isZero()) {
+                return Duration.ZERO;
+            }
+            if (d == null || d.compareTo(MIN_CONFIG_REFRESH) < 0) {
+                throw ConfigProblems.invalid(CONFIG_REFRESH, v, CONFIG_REFRESH_FORM);
+            }
+            return d;
+        }).orElse(Duration.ZERO);
     }
 
     /**

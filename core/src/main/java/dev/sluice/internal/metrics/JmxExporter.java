@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
  * Payara's JMX consoles show:
  * <ul>
  *   <li>{@code dev.sluice:type=Redis,app=<app>} ({@link RedisMXBean});</li>
+ *   <li>{@code dev.sluice:type=Config,app=<app>} ({@link ConfigMXBean}, with the operation {@code reload()});</li>
  *   <li>{@code dev.sluice:type=RateLimit,app=<app>,name=<policy>} ({@link RateLimitMXBean});</li>
  *   <li>{@code dev.sluice:type=Lock,app=<app>,name=<lock>} and {@code type=Semaphore} ({@link GuardMXBean}).</li>
  * </ul>
@@ -93,10 +94,30 @@ final class JmxExporter implements MetricsExporter {
         };
         try {
             register(objectName("Redis", app, null), new StandardMBean(bean, RedisMXBean.class, true));
-            return true;
         } catch (InstanceAlreadyExistsException taken) {
             return false;
         }
+        registerQuietly(objectName("Config", app, null), new StandardMBean(config(metrics.reloads()), ConfigMXBean.class, true));
+        return true;
+    }
+
+    private static ConfigMXBean config(ReloadMetrics reloads) {
+        return new ConfigMXBean() {
+            @Override
+            public String reload() {
+                return reloads.reload();
+            }
+
+            @Override
+            public long getAppliedReloads() {
+                return reloads.appliedCount();
+            }
+
+            @Override
+            public long getRefusedReloads() {
+                return reloads.refusedCount();
+            }
+        };
     }
 
     @Override

@@ -44,6 +44,8 @@ final class MicroProfileMetricsExporter implements MetricsExporter {
         ids.add(new MetricID("sluice.redis.reachable", tags));
         registry.gauge("sluice.breaker.open", status, s -> s.isBreakerOpen() ? 1 : 0, tags);
         ids.add(new MetricID("sluice.breaker.open", tags));
+        counter("sluice.config.reloads.applied", metrics.reloads().applied, tags);
+        counter("sluice.config.reloads.refused", metrics.reloads().refused, tags);
     }
 
     @Override

@@ -54,6 +54,11 @@ final class MicrometerExporter implements MetricsExporter {
         meters.add(Gauge.builder("sluice.breaker.open", status, s -> s.isBreakerOpen() ? 1 : 0)
                 .description("1 while the rate-limit circuit breaker skips Redis, else 0")
                 .tags(app).register(registry));
+        ReloadMetrics reloads = metrics.reloads();
+        counter("sluice.config.reloads.applied", "Configuration reloads that changed at least one policy", reloads,
+                ReloadMetrics::appliedCount, app);
+        counter("sluice.config.reloads.refused", "Configuration reloads refused because a value was bad", reloads,
+                ReloadMetrics::refusedCount, app);
     }
 
     @Override

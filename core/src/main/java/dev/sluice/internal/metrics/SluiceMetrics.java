@@ -48,6 +48,7 @@ public final class SluiceMetrics implements AutoCloseable {
 
     private final String app;
     private final RedisStatus redis;
+    private final ReloadMetrics reloads = new ReloadMetrics();
     private final Map<String, PolicyMetrics> policies = new ConcurrentHashMap<>();
     private final Map<String, GuardMetrics> locks = new ConcurrentHashMap<>();
     private final Map<String, GuardMetrics> semaphores = new ConcurrentHashMap<>();
@@ -101,6 +102,11 @@ public final class SluiceMetrics implements AutoCloseable {
 
     public RedisStatus redis() {
         return redis;
+    }
+
+    /** The application's configuration reloads, and the reload the JMX operation runs. */
+    public ReloadMetrics reloads() {
+        return reloads;
     }
 
     /** Registers every policy, lock and semaphore name {@code config} defines. */

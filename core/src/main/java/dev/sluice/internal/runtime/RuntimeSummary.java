@@ -34,6 +34,8 @@ final class RuntimeSummary {
                 .append(", ipv6-prefix=").append(config.ipv6Prefix())
                 .append(", deny-cache.size=").append(config.denyCacheSize())
                 .append(", filter.enabled=").append(config.filterEnabled())
+                .append(", config.refresh=").append(config.configRefresh().isZero() ? "0"
+                        : duration(config.configRefresh()))
                 .append(", policies=").append(new TreeMap<>(config.policies()).values().stream()
                         .map(RuntimeSummary::policy).collect(Collectors.joining(", ", "[", "]")))
                 .append(", lock overrides=").append(new TreeMap<>(config.locks()).keySet())
@@ -44,7 +46,7 @@ final class RuntimeSummary {
     }
 
     /** {@code api(100/1m burst 150, key=ip)}; {@code (disabled)} when switched off. */
-    private static String policy(PolicyConfig policy) {
+    static String policy(PolicyConfig policy) {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
         return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
                 + policy.paths()) + exempt(policy.exempt()) + (policy.enabled() ? "" : ", disabled") + ")";
@@ -61,7 +63,7 @@ final class RuntimeSummary {
         return ", exempt=" + items.collect(Collectors.joining(", ", "[", "]"));
     }
 
-    private static String bandwidth(Bandwidth b) {
+    static String bandwidth(Bandwidth b) {
         String text = b.tokens() + "/" + duration(b.period());
         return b.capacity() == b.tokens() ? text : text + " burst " + b.capacity();
     }

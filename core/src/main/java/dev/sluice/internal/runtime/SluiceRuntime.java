@@ -41,6 +41,7 @@ public final class SluiceRuntime implements AutoCloseable {
     private final RateLimitEngine rateLimits;
     private final SluiceMetrics metrics;
     private final CircuitBreaker breaker;
+    private final ConfigReloads reloads;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile LockService locks;
@@ -62,6 +63,9 @@ public final class SluiceRuntime implements AutoCloseable {
             closeables.add(connector);
         }
         closeables.add(store);
+        // Last in, so closed first: no refresh runs while the store and pool go away.
+        this.reloads = new ConfigReloads(metrics.app(), rateLimits.denials(), metrics.reloads());
+        closeables.add(reloads);
     }
 
     /**
@@ -194,6 +198,14 @@ public final class SluiceRuntime implements AutoCloseable {
             }
         }
         return l;
+    }
+
+    /**
+     * The application's live reconfiguration: the servlet filter and JAX-RS register here what they can
+     * re-read ({@code sluice.config.refresh}, JMX {@code reload()}).
+     */
+    public ConfigReloads reloads() {
+        return reloads;
     }
 
     /** Registers something closed with this runtime (in reverse order of registration). */

@@ -82,6 +82,7 @@ class HostileConfigValuesTest {
             new Row("sluice.headers", Map.of(), List.of("draft", "ietf,legacy", "x-ratelimit", "0")),
             new Row("sluice.filter.enabled", Map.of(), List.of("on", "yes", "1", "enabled")),
             new Row("sluice.deny-cache.size", Map.of(), List.of("-1", "x", "1.5", "10000001", "off")),
+            new Row("sluice.config.refresh", Map.of(), List.of("-1s", "x", "99ms", "30", "off")),
             new Row("sluice.script.gcra", Map.of(), List.of("/opt/gcra.lua", "http://x/gcra.lua", "classpath:",
                     "file:", "gcra.lua", "jar:file:/x.jar!/gcra.lua")),
             new Row(POLICY + "rate", Map.of(), List.of("ten/s", "0/1s", "-1/1s", "1/0s", "1/", "/1s", "1/1y", "1/1s,x",

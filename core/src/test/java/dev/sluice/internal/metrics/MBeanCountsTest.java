@@ -128,6 +128,7 @@ class MBeanCountsTest {
         assertThat(Jmx.attribute("Redis", APP, null, "Reachable")).isEqualTo(true);
         assertThat(Jmx.names(APP)).containsExactlyInAnyOrder(
                 Jmx.name("Redis", APP, null).getCanonicalName(),
+                Jmx.name("Config", APP, null).getCanonicalName(),
                 Jmx.name("RateLimit", APP, "api").getCanonicalName(),
                 Jmx.name("RateLimit", APP, "login").getCanonicalName(),
                 Jmx.name("Lock", APP, "orders").getCanonicalName(),

@@ -79,7 +79,7 @@ class MetricNamesAreBoundedTest {
         assertThat(Jmx.nameValues(APP, "RateLimit")).containsExactlyInAnyOrder("api", "login", SluiceMetrics.OTHER);
         assertThat(Jmx.nameValues(APP, "Lock")).containsExactlyInAnyOrder("orders", SluiceMetrics.OTHER);
         assertThat(Jmx.nameValues(APP, "Semaphore")).containsExactlyInAnyOrder("pdf", SluiceMetrics.OTHER);
-        assertThat(Jmx.names(APP)).hasSize(1 + 3 + 2 + 2);
+        assertThat(Jmx.names(APP)).as("Redis and Config, then the names").hasSize(2 + 3 + 2 + 2);
 
         assertThat(tagValues("policy")).containsExactlyInAnyOrder("api", "login", SluiceMetrics.OTHER);
         assertThat(tagValues("lock")).containsExactlyInAnyOrder("orders", SluiceMetrics.OTHER);

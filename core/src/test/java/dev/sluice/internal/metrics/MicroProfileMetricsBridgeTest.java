@@ -89,6 +89,17 @@ class MicroProfileMetricsBridgeTest {
     }
 
     @Test
+    void configurationReloadsAreCountedPerApplication() {
+        runtime.metrics().reloads().refused();           // before the bridge: seeded
+        attach();
+        runtime.metrics().reloads().refused();
+        runtime.metrics().reloads().applied();
+
+        assertThat(backing.get("sluice.config.reloads.refused").tags("app", app).counter().count()).isEqualTo(2);
+        assertThat(backing.get("sluice.config.reloads.applied").tags("app", app).counter().count()).isEqualTo(1);
+    }
+
+    @Test
     void microProfileMetricsWinsOverMicrometerSoNothingIsReportedTwice() {
         attach();
         runtime.rateLimits().decide(api, "k", 1);

@@ -93,6 +93,19 @@ class MicrometerBridgeTest {
     }
 
     @Test
+    void configurationReloadsAreCountedPerApplication() {
+        runtime = SluiceRuntime.start(config, "micrometer-app", new Without(MP_METRICS));
+        runtime.metrics().reloads().refused();
+        runtime.metrics().reloads().refused();
+        runtime.metrics().reloads().applied();
+
+        assertThat(registry.get("sluice.config.reloads.refused").tags("app", "micrometer-app").functionCounter().count())
+                .isEqualTo(2);
+        assertThat(registry.get("sluice.config.reloads.applied").tags("app", "micrometer-app").functionCounter().count())
+                .isEqualTo(1);
+    }
+
+    @Test
     void closingTheRuntimeRemovesItsMetersFromTheGlobalRegistry() {
         runtime = SluiceRuntime.start(config, "micrometer-closed", new Without(MP_METRICS));
         assertThat(registry.getMeters()).anyMatch(m -> "micrometer-closed".equals(m.getId().getTag("app")));

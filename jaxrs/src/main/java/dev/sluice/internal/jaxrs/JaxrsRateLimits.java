@@ -11,6 +11,8 @@ import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.http.ClientAddress;
 import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.internal.metrics.Kind;
+import dev.sluice.internal.runtime.ConfigReloads;
+import dev.sluice.internal.runtime.Reloadable;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.internal.runtime.SluiceRuntimes;
 
@@ -26,9 +28,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
- * What the rate-limit filters of one JAX-RS application share: its configuration, read once; the runtime
+ * What the rate-limit filters of one JAX-RS application share: its configuration, and the policies of every
+ * limited resource method, read again on {@code sluice.config.refresh} and JMX {@code reload()}; the runtime
  * (Redis pool or in-process store), shared with the servlet filter and CDI beans of the same application;
  * the gate with its circuit breaker; the client-address rules.
  *
@@ -42,19 +46,34 @@ public final class JaxrsRateLimits implements AutoCloseable {
     /** Open instances by application class loader, for {@link #closeAll}; entries leave on close. */
     private static final Map<ClassLoader, Set<JaxrsRateLimits>> OPEN = new HashMap<>();
 
+    /** A resource method that carries {@code @RateLimited}, and its index in {@link #resolved}. */
+    private record LimitedMethod(Class<?> resourceClass, Method method) {
+    }
+
     private final ClassLoader loader;
     private final SluiceRuntime runtime;
+    private final Supplier<ConfigSource> sources;
+    private final SluiceConfig deployed;
     private final MethodPolicies methodPolicies;
+    private final List<LimitedMethod> methods = new ArrayList<>();
+    /**
+     * The policies of every limited method, by its index in {@link #methods}: replaced whole by a reload, so a
+     * request reads one consistent set with one volatile read.
+     */
+    private volatile List<List<RateLimitGate.Policy>> resolved = List.of();
+    private AutoCloseable reloadRegistration;
     private final RateLimitGate gate;
     private final ClientAddress clientAddress;
     private final boolean servletApi;
     private final AtomicBoolean warnedMissingPeer = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private JaxrsRateLimits(ClassLoader loader, ConfigSource source, SluiceConfig config, SluiceRuntime runtime,
-            boolean servletApi) {
+    private JaxrsRateLimits(ClassLoader loader, Supplier<ConfigSource> sources, ConfigSource source,
+            SluiceConfig config, SluiceRuntime runtime, boolean servletApi) {
         this.loader = loader;
         this.runtime = runtime;
+        this.sources = sources;
+        this.deployed = config;
         this.methodPolicies = new MethodPolicies(source);
         this.gate = RateLimitGate.of(runtime, config.headers());
         this.clientAddress = ClientAddress.of(config);
@@ -71,12 +90,16 @@ public final class JaxrsRateLimits implements AutoCloseable {
      * @throws SluiceConfigException when a setting is bad
      */
     public static JaxrsRateLimits start(ClassLoader loader, Map<String, Object> applicationProperties) {
-        ConfigSource source = ConfigSources.detect(loader, sluiceProperties(applicationProperties));
+        ConfigSource properties = sluiceProperties(applicationProperties);
+        // Detected again on every reload: the fallback chain reads system properties when it is built.
+        Supplier<ConfigSource> sources = () -> ConfigSources.detect(loader, properties);
+        ConfigSource source = sources.get();
         SluiceConfig config = SluiceConfigLoader.load(source);
         SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
         JaxrsRateLimits rateLimits;
         try {
-            rateLimits = new JaxrsRateLimits(loader, source, config, runtime, servletApiVisible(loader));
+            rateLimits = new JaxrsRateLimits(loader, sources, source, config, runtime, servletApiVisible(loader));
+            rateLimits.register();
         } catch (RuntimeException | Error e) {
             SluiceRuntimes.release(runtime);
             throw e;
@@ -94,10 +117,28 @@ public final class JaxrsRateLimits implements AutoCloseable {
      * @throws SluiceConfigException naming the method and policy when the policies cannot be resolved
      */
     public void configure(Class<?> resourceClass, Method method, FeatureContext context, int priority) {
-        List<PolicyConfig> policies = methodPolicies.resolve(resourceClass, method);
-        if (policies.isEmpty()) {
+        List<RateLimitGate.Policy> limits = limits(methodPolicies, resourceClass, method);
+        if (limits.isEmpty() && deployed.configRefresh().isZero()) {
+            // Only a refresh could switch one of its policies on; without one, the method needs no filter.
             return;
         }
+        int index;
+        synchronized (methods) {
+            index = methods.size();
+            methods.add(new LimitedMethod(resourceClass, method));
+            List<List<RateLimitGate.Policy>> next = new ArrayList<>(resolved);
+            next.add(limits);
+            resolved = List.copyOf(next);
+        }
+        if (servletApi) {
+            context.register(ServletPeerFilter.class, priority - 1);
+        }
+        context.register(new RateLimitRequestFilter(index, this), priority);
+        context.register(new RateLimitResponseFilter(this), priority);
+    }
+
+    private List<RateLimitGate.Policy> limits(MethodPolicies from, Class<?> resourceClass, Method method) {
+        List<PolicyConfig> policies = from.resolve(resourceClass, method);
         List<RateLimitGate.Policy> limits = new ArrayList<>(policies.size());
         for (PolicyConfig policy : policies) {
             // Inline @RateLimited policies are in no configuration the runtime saw; their names come from
@@ -110,11 +151,73 @@ public final class JaxrsRateLimits implements AutoCloseable {
                         MethodPolicies.describe(resourceClass, method), e);
             }
         }
-        if (servletApi) {
-            context.register(ServletPeerFilter.class, priority - 1);
+        return List.copyOf(limits);
+    }
+
+    /** The policies of the method at {@code index}, as they are in force now. */
+    List<RateLimitGate.Policy> policies(int index) {
+        return resolved.get(index);
+    }
+
+    private void register() {
+        Reloadable reloadable = new Reloadable() {
+            @Override
+            public String describe() {
+                return "JAX-RS application";
+            }
+
+            @Override
+            public ConfigReloads.Outcome reload() {
+                return JaxrsRateLimits.this.reload();
+            }
+        };
+        synchronized (methods) {
+            reloadRegistration = runtime.reloads().register(reloadable, loader, deployed.configRefresh());
         }
-        context.register(new RateLimitRequestFilter(limits, this), priority);
-        context.register(new RateLimitResponseFilter(this), priority);
+    }
+
+    /**
+     * Resolves every limited method's policies again, configuration over annotations as at deployment, and
+     * swaps them all at once; a bad value anywhere throws before anything is swapped.
+     */
+    private ConfigReloads.Outcome reload() {
+        ConfigSource source = sources.get();
+        SluiceConfig reread = SluiceConfigLoader.load(source);
+        MethodPolicies fresh = new MethodPolicies(source);
+        List<LimitedMethod> limited;
+        List<List<RateLimitGate.Policy>> before;
+        synchronized (methods) {
+            limited = List.copyOf(methods);
+            before = resolved;
+        }
+        List<List<RateLimitGate.Policy>> after = new ArrayList<>(limited.size());
+        Map<String, PolicyConfig> was = new TreeMap<>();
+        Map<String, PolicyConfig> is = new TreeMap<>();
+        for (int i = 0; i < limited.size(); i++) {
+            List<RateLimitGate.Policy> limits = limits(fresh, limited.get(i).resourceClass(), limited.get(i).method());
+            after.add(limits);
+            if (!configs(limits).equals(configs(before.get(i)))) {
+                before.get(i).forEach(p -> was.putIfAbsent(p.name(), p.config()));
+                limits.forEach(p -> is.putIfAbsent(p.name(), p.config()));
+            }
+        }
+        List<ConfigReloads.Change> changes = ConfigReloads.changes(was, is);
+        synchronized (methods) {
+            if (closed.get() || resolved != before) {
+                return ConfigReloads.Outcome.NONE;
+            }
+            if (!changes.isEmpty() || !was.isEmpty() || !is.isEmpty()) {
+                // Methods configured meanwhile keep what they resolved at deployment.
+                List<List<RateLimitGate.Policy>> next = new ArrayList<>(after);
+                next.addAll(resolved.subList(after.size(), resolved.size()));
+                resolved = List.copyOf(next);
+            }
+        }
+        return new ConfigReloads.Outcome(changes, ConfigReloads.notApplied(deployed, reread));
+    }
+
+    private static List<PolicyConfig> configs(List<RateLimitGate.Policy> limits) {
+        return limits.stream().map(RateLimitGate.Policy::config).toList();
     }
 
     RateLimitGate gate() {
@@ -142,6 +245,18 @@ public final class JaxrsRateLimits implements AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            AutoCloseable registration;
+            synchronized (methods) {
+                registration = reloadRegistration;
+                reloadRegistration = null;
+            }
+            if (registration != null) {
+                try {
+                    registration.close();
+                } catch (Exception e) {
+                    LOG.log(Level.DEBUG, "Sluice: could not stop reloading a closed JAX-RS application", e);
+                }
+            }
             synchronized (OPEN) {
                 Set<JaxrsRateLimits> open = OPEN.get(loader);
                 if (open != null && open.remove(this) && open.isEmpty()) {

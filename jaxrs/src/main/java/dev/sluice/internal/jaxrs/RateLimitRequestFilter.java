@@ -10,8 +10,6 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.Response;
 
-import java.util.List;
-
 /**
  * Translates between JAX-RS and the one rate-limit decision ({@link RateLimitGate#decide}) for the policies of
  * one resource method: aborts with the verdict's status, headers and problem body before the resource runs,
@@ -20,25 +18,27 @@ import java.util.List;
  * <p>Policies already decided for this request by the servlet filter are recorded in a request attribute,
  * which JAX-RS on a servlet container exposes as a request property; the gate skips them.
  *
- * <p>One instance per resource method, created at deployment; immutable and thread-safe.
+ * <p>One instance per resource method, created at deployment; its policies are looked up in {@link JaxrsRateLimits}
+ * on each request, since a reload may replace them. Immutable and thread-safe.
  */
 final class RateLimitRequestFilter implements ContainerRequestFilter {
 
     /** Request property carrying the {@link Verdict} of an admitted request to the response filter. */
     static final String VERDICT_PROPERTY = "dev.sluice.jaxrs.verdict";
 
-    private final List<RateLimitGate.Policy> policies;
+    private final int method;
     private final JaxrsRateLimits shared;
 
-    RateLimitRequestFilter(List<RateLimitGate.Policy> policies, JaxrsRateLimits shared) {
-        this.policies = List.copyOf(policies);
+    /** @param method the resource method's index in {@code shared}, where its policies in force are kept */
+    RateLimitRequestFilter(int method, JaxrsRateLimits shared) {
+        this.method = method;
         this.shared = shared;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
         ContainerRequestView view = new ContainerRequestView(request, shared.clientAddress());
-        Verdict verdict = shared.gate().decide(view, policies, request.getProperty(ChargedPolicies.ATTRIBUTE));
+        Verdict verdict = shared.gate().decide(view, shared.policies(method), request.getProperty(ChargedPolicies.ATTRIBUTE));
         if (verdict.charged().isEmpty()) {
             return;
         }

@@ -15,6 +15,7 @@ import dev.sluice.internal.config.RedisSettings;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.as.controller.client.ModelControllerClient;
 import org.jboss.dmr.ModelNode;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -99,6 +100,70 @@ class SampleOnWildFlyIT extends SampleScenarios {
             RateLimitAssertions.assertTooManyRequests(Http.get(staff, "alice", "alice-pw"), "exempt-staff", 2, 60);
             assertThat(Http.get(staff, "bob", "bob-pw").statusCode()).as("%s: still exempt", app).isEqualTo(200);
         }));
+    }
+
+    /**
+     * Live reconfiguration (issue 19): the server runs with {@code -Dsluice.config.refresh=1s}
+     * ({@code arquillian.xml}). A system property added through WildFly's management API overrides the sample's
+     * {@code sluice.limit.api.rate} in MicroProfile Config (ordinal 400 over 100), and every packaging answers with
+     * the new limit within one refresh period of the operation, without a redeploy; removing it brings the
+     * sample's own limit back the same way.
+     */
+    @Test
+    @Order(150)
+    void aRateChangedThroughTheManagementApiAppliesWithinOneRefreshPeriod() throws Exception {
+        try (ModelControllerClient management = ModelControllerClient.Factory.create("127.0.0.1",
+                ServerProperties.WILDFLY_MANAGEMENT_PORT + ServerProperties.wildflyPortOffset())) {
+            try {
+                long changedAt = System.nanoTime();
+                execute(management, systemProperty("add", "2/1m"));
+                awaitApiQuota(2, REFRESH.plus(MARGIN));
+                Duration toApplied = Duration.ofNanos(System.nanoTime() - changedAt);
+                System.out.println("sluice.limit.api.rate=2/1m in force in every packaging " + toApplied.toMillis()
+                        + " ms after the management operation (sluice.config.refresh " + REFRESH.toMillis() + " ms)");
+            } finally {
+                execute(management, systemProperty("remove", null));
+            }
+            awaitApiQuota(5, REFRESH.plus(MARGIN));
+        }
+    }
+
+    private static final Duration REFRESH = Duration.ofSeconds(1);
+    private static final String API_RATE = "sluice.limit.api.rate";
+
+    /** {@code /system-property=sluice.limit.api.rate:<operation>(value=<value>)}. */
+    private static ModelNode systemProperty(String operation, String value) {
+        ModelNode op = new ModelNode();
+        op.get("operation").set(operation);
+        op.get("address").add("system-property", API_RATE);
+        if (value != null) {
+            op.get("value").set(value);
+        }
+        return op;
+    }
+
+    private static void execute(ModelControllerClient management, ModelNode op) throws java.io.IOException {
+        ModelNode result = management.execute(op);
+        assertThat(result.get("outcome").asString()).as("%s -> %s", op, result).isEqualTo("success");
+    }
+
+    /** Polls {@code api/hello} of every packaging until its {@code RateLimit-Policy} announces {@code quota}. */
+    private void awaitApiQuota(int quota, Duration atMost) {
+        String expected = "\"api\";q=" + quota + ";";
+        AtomicReference<String> last = new AtomicReference<>();
+        for (SampleApp app : apps()) {
+            try {
+                await().atMost(atMost).pollDelay(Duration.ZERO).pollInterval(POLL).until(() -> {
+                    HttpResponse<String> response = Http.get(app.uri("api/hello"));
+                    String policy = response.headers().firstValue("RateLimit-Policy").orElse("");
+                    last.set(response.statusCode() + " " + policy);
+                    return policy.startsWith(expected);
+                });
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError(app + " did not announce " + expected + " within " + atMost
+                        + "; last answer: " + last.get(), e);
+            }
+        }
     }
 
     /**
