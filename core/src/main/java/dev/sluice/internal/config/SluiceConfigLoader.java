@@ -65,7 +65,7 @@ public final class SluiceConfigLoader {
      * has its file in {@code dev/sluice/scripts/} and that no file is missing from this list.
      */
     public static final List<String> SCRIPT_NAMES = List.of("gcra", "lock-acquire", "lock-extend", "lock-fence",
-            "lock-release", "semaphore-acquire", "semaphore-extend", "semaphore-release");
+            "lock-release", "semaphore-acquire", "semaphore-extend", "semaphore-handover", "semaphore-release");
 
     private static final List<String> LOCK_ATTRIBUTES = List.of("lease", "max-wait");
     private static final List<String> SEMAPHORE_ATTRIBUTES = List.of("permits", "lease", "max-wait");

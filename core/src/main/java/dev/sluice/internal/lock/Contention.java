@@ -68,7 +68,7 @@ final class Contention<H> {
     }
 
     /** One attempt through the breaker; a failure fails closed and is undone in the background. */
-    private Attempt once() {
+    Attempt once() {
         try {
             return service.store(guard.describe(), contender::attempt);
         } catch (RuntimeException e) {

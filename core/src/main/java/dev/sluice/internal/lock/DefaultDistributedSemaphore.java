@@ -13,8 +13,10 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A {@link DistributedSemaphore} of a {@link LockService}: attempts on the store, parking on
- * {@link ReleaseSignals} between them; every held permit is renewed by the watchdog. Thread-safe.
+ * A {@link DistributedSemaphore} of a {@link LockService}: the threads of this JVM wait at the semaphore's
+ * {@link PermitGate} in arrival order, one of them at a time trying the store between parks on
+ * {@link ReleaseSignals}; a holder returning its permit hands it to one of them in one store call when it can.
+ * Every held permit is renewed by the watchdog. Thread-safe.
  */
 final class DefaultDistributedSemaphore extends Guard<Permit> implements DistributedSemaphore {
 
@@ -42,20 +44,111 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
 
     @Override
     Optional<Permit> acquire(long started, long leaseMillis, long deadline, boolean throwOnTimeout) {
-        Acquisition acquisition = new Acquisition(Owners.newToken(), leaseMillis, started);
-        return new Contention<>(this, acquisition, started).run(deadline, throwOnTimeout);
+        PermitGate gate = service.enterPermitGate(storeKey);
+        PermitGate.Turn turn = new PermitGate.Turn(Thread.currentThread(), Owners.newToken(), permits, leaseMillis);
+        Acquisition acquisition = new Acquisition(turn.permitId, leaseMillis, started, gate);
+        Contention<Permit> contention = new Contention<>(this, acquisition, started);
+        Optional<Permit> permit = Optional.empty();
+        try {
+            permit = waitAtGate(gate, turn, acquisition, contention, deadline, throwOnTimeout);
+            return permit;
+        } finally {
+            gate.depart(turn);
+            if (permit.isEmpty()) {
+                service.leavePermitGate(storeKey, gate);
+            }
+        }
     }
+
+    /**
+     * Tries the store at once when nobody of this JVM waits; otherwise, and after a refusal, waits at the gate:
+     * queued until handed a permit or sent to try the store, or as the contender, parked between attempts until
+     * a return is signalled, its poll comes or a holder of this JVM hands it the permit.
+     */
+    private Optional<Permit> waitAtGate(PermitGate gate, PermitGate.Turn turn, Acquisition acquisition,
+                                        Contention<Permit> contention, long deadline, boolean throwOnTimeout) {
+        ReleaseSignals.Waiter waiter = null;
+        try {
+            Step step = gate.arrive(turn) ? Step.ATTEMPT : Step.AWAIT;
+            long pollNanos = 0;
+            while (true) {
+                if (step == Step.AWAIT) {
+                    turn.await(deadline, service.clock);
+                    if (turn.state == PermitGate.Turn.WAITING) {
+                        boolean interrupted = Thread.currentThread().isInterrupted();
+                        if (gate.cancel(turn)) {
+                            if (interrupted) {
+                                throw contention.interrupted();
+                            }
+                            return contention.timedOut(throwOnTimeout);
+                        }
+                        turn.await(deadline, service.clock); // claimed or made the contender meanwhile
+                    }
+                    if (turn.state == PermitGate.Turn.GRANTED) {
+                        return Optional.of(acquisition.hold(turn.grantedAtNanos));
+                    }
+                    if (turn.state == PermitGate.Turn.CONTEND) {
+                        turn.state = PermitGate.Turn.ATTEMPTING; // a permit was just returned: try for it
+                        step = Step.ATTEMPT;
+                    } else {
+                        step = Step.PARK; // IDLE: made the contender
+                        pollNanos = service.pollNanos(Long.MAX_VALUE);
+                    }
+                }
+                if (step == Step.PARK) {
+                    waiter = service.signals.park(waiter, storeKey, turn.releasesSeen,
+                            Math.min(deadline - service.clock.getAsLong(), pollNanos),
+                            () -> turn.state != PermitGate.Turn.IDLE);
+                    if (!turn.resume()) {
+                        step = Step.AWAIT; // a holder of this JVM claimed it: its outcome follows
+                        continue;
+                    }
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw contention.interrupted();
+                    }
+                }
+                turn.releasesSeen = service.signals.releases(storeKey);
+                long attemptStarted = service.clock.getAsLong();
+                Attempt attempt = contention.once();
+                if (attempt.acquired()) {
+                    return Optional.of(acquisition.hold(attemptStarted));
+                }
+                if (deadline - service.clock.getAsLong() <= 0) {
+                    return contention.timedOut(throwOnTimeout);
+                }
+                if (gate.refused(turn)) {
+                    step = Step.PARK;
+                    pollNanos = service.pollNanos(attempt.retryHintMillis());
+                } else {
+                    step = Step.AWAIT; // queued again behind the contender of this JVM: no signals until promoted
+                    if (waiter != null) {
+                        waiter.close();
+                        waiter = null;
+                    }
+                }
+            }
+        } finally {
+            if (waiter != null) {
+                waiter.close();
+            }
+        }
+    }
+
+    /** What a waiting thread does next. */
+    private enum Step { ATTEMPT, PARK, AWAIT }
 
     /** One acquisition of a permit, under a permit id of its own. */
     private final class Acquisition implements Contention.Contender<Permit> {
         private final String permitId;
         private final long leaseMillis;
         private final long started;
+        private final PermitGate gate;
 
-        Acquisition(String permitId, long leaseMillis, long started) {
+        Acquisition(String permitId, long leaseMillis, long started, PermitGate gate) {
             this.permitId = permitId;
             this.leaseMillis = leaseMillis;
             this.started = started;
+            this.gate = gate;
         }
 
         @Override
@@ -70,25 +163,31 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
 
         @Override
         public Permit granted(Attempt attempt, long attemptStartedNanos) {
-            long acquiredAt = service.clock.getAsLong();
-            metrics.acquired(acquiredAt - started);
-            Lease lease = new Lease(service.clock, attemptStartedNanos, leaseMillis, m -> m, metrics::leaseLost);
-            return new HeldPermit(permitId, lease, attemptStartedNanos, acquiredAt);
+            return hold(attemptStartedNanos);
         }
 
+        /** @param grantedAtNanos when the store call that granted the permit started (the lease counts from there) */
+        Permit hold(long grantedAtNanos) {
+            long acquiredAt = service.clock.getAsLong();
+            metrics.acquired(acquiredAt - started);
+            Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, m -> m, metrics::leaseLost);
+            return new HeldPermit(permitId, lease, gate, grantedAtNanos, acquiredAt);
+        }
     }
 
     /** One held permit, renewed by the watchdog until closed. */
     private final class HeldPermit implements Permit, Watchdog.Renewable {
         private final String permitId;
         private final Lease lease;
+        private final PermitGate gate;
         private final Watchdog.Renewal renewal;
         private final long acquiredAtNanos;
         private final AtomicBoolean closed = new AtomicBoolean();
 
-        HeldPermit(String permitId, Lease lease, long grantedAtNanos, long acquiredAtNanos) {
+        HeldPermit(String permitId, Lease lease, PermitGate gate, long grantedAtNanos, long acquiredAtNanos) {
             this.permitId = permitId;
             this.lease = lease;
+            this.gate = gate;
             this.acquiredAtNanos = acquiredAtNanos;
             this.renewal = service.watchdog.watch(lease, grantedAtNanos, this);
         }
@@ -124,19 +223,44 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
             }
             renewal.cancel();
             metrics.released(service.clock.getAsLong() - acquiredAtNanos);
+            PermitGate.Turn next = gate.claimNext();
             boolean released;
             try {
-                released = service.store(describe(), () -> service.semaphoreStore.release(storeKey, permitId));
+                released = service.store(describe(), () -> next == null
+                        ? service.semaphoreStore.release(storeKey, permitId) : handOver(next));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
                         + "'; it is reclaimed after its lease", e);
                 released = lease.isHeld();
+            } finally {
+                if (next != null) {
+                    next.contend(); // unless handOver granted it the permit; on any outcome, never left parked
+                }
+                service.leavePermitGate(storeKey, gate);
             }
             if (!released || lease.isLost()) {
                 lease.markLost();
                 throw new LockLostException(name, "A permit of semaphore '" + name + "' had expired before it "
                         + "was returned; more than " + permits + " holders may have run at once");
             }
+        }
+
+        /**
+         * Passes the permit to a waiting thread of this JVM in one store call. If the store refuses (another
+         * instance waits, or this permit had expired), the turn is left to {@link #close}, which lets that thread
+         * try the store instead. A lost reply leaves nothing behind: the next thread's own attempt, under the same
+         * permit id, is granted again if the hand-over did run.
+         *
+         * @return whether this holder still held its permit
+         */
+        private boolean handOver(PermitGate.Turn next) {
+            long started = service.clock.getAsLong();
+            LockStore.Handover handover = service.semaphoreStore.handOver(storeKey, permitId, next.permitId,
+                    next.permits, next.leaseMillis);
+            if (handover.attempt().acquired()) {
+                next.grant(started);
+            }
+            return handover.released();
         }
 
         @Override

@@ -46,7 +46,7 @@ public final class InProcessSemaphoreStore implements SemaphoreStore {
                 earliest = Math.min(earliest, expiresAt);
             }
         }
-        if (held.size() < permits) {
+        if (held.containsKey(permitId) || held.size() < permits) {
             held.put(permitId, now + leaseMillis * 1000);
             return Attempt.granted(0);
         }
@@ -67,6 +67,12 @@ public final class InProcessSemaphoreStore implements SemaphoreStore {
         }
         signals.signal(key);
         return true;
+    }
+
+    /** Returns the permit and lets the next thread contend: this store cannot tell other instances' waiters apart. */
+    @Override
+    public LockStore.Handover handOver(String key, String holder, String next, int permits, long leaseMillis) {
+        return SemaphoreStore.releaseAndRefuse(this, key, holder);
     }
 
     @Override

@@ -201,6 +201,7 @@ public final class LockService implements AutoCloseable {
     private final long maxPollNanos;
     final Map<HoldKey, LockHold> holds = new ConcurrentHashMap<>();
     private final Map<String, Gate> gates = new ConcurrentHashMap<>();
+    private final Map<String, PermitGate> permitGates = new ConcurrentHashMap<>();
 
     /**
      * @param signals where releases are announced; the stores (or the Redis subscriber) signal it
@@ -332,6 +333,28 @@ public final class LockService implements AutoCloseable {
 
     void leaveGate(String storeKey, Gate gate) {
         gates.computeIfPresent(storeKey, (k, g) -> g == gate && --g.users == 0 ? null : g);
+    }
+
+    /** The semaphore's gate, counted as used until {@link #leavePermitGate} (a holder keeps it until it returns). */
+    PermitGate enterPermitGate(String storeKey) {
+        return permitGates.compute(storeKey, (k, g) -> {
+            PermitGate gate = g == null ? new PermitGate() : g;
+            gate.users++;
+            return gate;
+        });
+    }
+
+    void leavePermitGate(String storeKey, PermitGate gate) {
+        permitGates.computeIfPresent(storeKey, (k, g) -> g == gate && --g.users == 0 ? null : g);
+    }
+
+    /**
+     * Threads of this instance waiting for a permit of the semaphore at {@code storeKey} ({@link #semaphoreKey}),
+     * for tests and diagnostics.
+     */
+    public int waitingForPermits(String storeKey) {
+        PermitGate gate = permitGates.get(storeKey);
+        return gate == null ? 0 : gate.waiting();
     }
 
     /** How long a refused waiter parks at most before it tries again. */

@@ -7,14 +7,18 @@ import java.util.List;
 /**
  * Semaphores on one Redis: a sorted set {@code <prefix>:sem:{<material>}} of permit ids scored by their
  * expiry on the Redis clock ({@code TIME} inside the scripts, never the client's clock). A refused acquisition
- * marks the semaphore as awaited ({@code <key>:waiters}, same hash slot), and a return is published only
- * when that mark is there. Thread-safe.
+ * marks the semaphore as awaited ({@code <key>:waiters}, same hash slot) with this store's instance id (or
+ * {@code *} when another instance marked it too), and a return is published only when that mark is there. A
+ * hand-over ({@code semaphore-handover.lua}) passes a permit between threads of this instance only while the mark
+ * names nobody else. Thread-safe.
  */
 public final class RedisSemaphoreStore implements SemaphoreStore {
 
     private final ScriptExecutor executor;
     private final LockScripts scripts;
     private final String channel;
+    /** This instance in waiters marks, unique per store (one per application). */
+    private final String instance = Owners.newToken();
 
     /** @param channel where returns are published; the application's subscriber listens on it */
     public RedisSemaphoreStore(ScriptExecutor executor, LockScripts scripts, String channel) {
@@ -26,8 +30,17 @@ public final class RedisSemaphoreStore implements SemaphoreStore {
     @Override
     public Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
         List<?> reply = (List<?>) executor.eval(scripts.semaphoreAcquire(), List.of(key, RedisLockStore.waitersKey(key)),
-                List.of(permitId, Integer.toString(permits), Long.toString(leaseMillis), RedisLockStore.WAITERS_MARGIN));
+                List.of(permitId, Integer.toString(permits), Long.toString(leaseMillis), RedisLockStore.WAITERS_MARGIN,
+                        instance));
         return (Long) reply.get(0) == 1L ? Attempt.granted(0) : Attempt.refused((Long) reply.get(1));
+    }
+
+    @Override
+    public LockStore.Handover handOver(String key, String holder, String next, int permits, long leaseMillis) {
+        List<?> reply = (List<?>) executor.eval(scripts.semaphoreHandover(), List.of(key, RedisLockStore.waitersKey(key)),
+                List.of(holder, next, Integer.toString(permits), Long.toString(leaseMillis), instance, channel));
+        return new LockStore.Handover((Long) reply.get(0) == 1L,
+                (Long) reply.get(1) == 1L ? Attempt.granted(0) : Attempt.refused(0));
     }
 
     @Override

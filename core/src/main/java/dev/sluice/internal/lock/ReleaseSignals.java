@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where threads waiting for a lock or permit park, and where a release wakes them: the in-process stores
@@ -56,6 +57,14 @@ public final class ReleaseSignals {
      * @return the waiter to pass on the next call and to close when done
      */
     public Waiter park(Waiter registered, String key, long releasesSeen, long nanos) {
+        return park(registered, key, releasesSeen, nanos, () -> false);
+    }
+
+    /**
+     * {@link #park(Waiter, String, long, long)} that also returns as soon as {@code done} answers true after an
+     * {@link LockSupport#unpark} of the parked thread (a permit handed over to it by a thread of this JVM).
+     */
+    Waiter park(Waiter registered, String key, long releasesSeen, long nanos, BooleanSupplier done) {
         Waiter waiter = registered;
         if (waiter == null) {
             waiter = register(key);
@@ -63,7 +72,7 @@ public final class ReleaseSignals {
                 return waiter;
             }
         }
-        waiter.await(nanos);
+        waiter.await(nanos, done);
         return waiter;
     }
 
@@ -122,8 +131,13 @@ public final class ReleaseSignals {
          * @return whether a signal arrived
          */
         public boolean await(long nanos) {
+            return await(nanos, () -> false);
+        }
+
+        /** {@link #await(long)} that also returns once {@code done} answers true when the thread is unparked. */
+        boolean await(long nanos, BooleanSupplier done) {
             long deadline = System.nanoTime() + nanos;
-            while (!signalled) {
+            while (!signalled && !done.getAsBoolean()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || Thread.currentThread().isInterrupted()) {
                     break;

@@ -57,9 +57,20 @@ abstract class StoreFixture implements AutoCloseable {
     }
 
     LockService service(UnaryOperator<LockStore> decorate, Watchdog watchdog, long maxPollMillis) {
+        return service(decorate, UnaryOperator.identity(), watchdog, maxPollMillis);
+    }
+
+    /** A service whose semaphore store is {@code decorateSemaphores} of the real one (to count its calls). */
+    LockService serviceWithSemaphores(UnaryOperator<SemaphoreStore> decorateSemaphores) {
+        return service(UnaryOperator.identity(), decorateSemaphores, Watchdog.ownScheduler(clock::nanos),
+                LockService.DEFAULT_MAX_POLL_MILLIS);
+    }
+
+    LockService service(UnaryOperator<LockStore> decorate, UnaryOperator<SemaphoreStore> decorateSemaphores,
+                        Watchdog watchdog, long maxPollMillis) {
         Parts parts = newParts();
-        LockService service = new LockService(decorate.apply(parts.locks()), parts.semaphores(), parts.signals(),
-                watchdog, prefix, maxPollMillis);
+        LockService service = new LockService(decorate.apply(parts.locks()), decorateSemaphores.apply(parts.semaphores()),
+                parts.signals(), watchdog, prefix, maxPollMillis);
         toClose.add(parts.resources());
         toClose.add(service);
         return service;
