@@ -13,6 +13,7 @@ import dev.sluice.internal.runtime.SluiceRuntime;
 
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The programmatic {@link RateLimiter} of one configured policy, over the application's rate-limit engine.
@@ -22,37 +23,48 @@ import java.util.List;
  * {@code deny} rethrows the {@link StoreUnavailableException}, so callers can tell "limited" (a denied
  * decision, HTTP 429) from "cannot decide" (HTTP 503), as the filters do. A policy in {@code mode=shadow}
  * is decided and charged as usual but every decision says allowed. {@code count} does not apply: the
- * caller is charged when it asks. Thread-safe.
+ * caller is charged when it asks. The policy is read anew on every call, so a reload
+ * ({@code sluice.config.refresh}, JMX {@code reload()}) applies at once. Thread-safe.
  */
 final class ConfiguredRateLimiter implements RateLimiter {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
     private final SluiceRuntime runtime;
-    private final PolicyConfig policy;
+    private final Supplier<PolicyConfig> current;
 
-    ConfiguredRateLimiter(SluiceRuntime runtime, PolicyConfig policy) {
+    /** @param current the policy as last (re)loaded: each call reads it once */
+    ConfiguredRateLimiter(SluiceRuntime runtime, Supplier<PolicyConfig> current) {
         this.runtime = runtime;
-        this.policy = policy;
+        this.current = current;
     }
 
     @Override
     public String policy() {
-        return policy.name();
+        return current.get().name();
     }
 
     @Override
     public RateLimitDecision tryAcquire(String key) {
-        return tryAcquire(key, policy.cost());
+        PolicyConfig policy = current.get();
+        return tryAcquire(policy, key, policy.cost());
     }
 
     @Override
     public RateLimitDecision tryAcquire(String key, long cost) {
+        return tryAcquire(current.get(), key, cost);
+    }
+
+    private RateLimitDecision tryAcquire(PolicyConfig policy, String key, long cost) {
         if (cost < 1) {
             throw new IllegalArgumentException("cost of policy '" + policy.name() + "' must be at least 1, was " + cost);
         }
         if (!policy.enabled()) {
-            return unlimited();
+            return unlimited(policy);
+        }
+        if (!policy.limitsRate()) {
+            // reloaded into a concurrency-only policy: nothing a programmatic caller can be charged for
+            return RateLimitDecision.of(policy.name(), true, Long.MAX_VALUE, Long.MAX_VALUE, 0, 0, 0);
         }
         try {
             if (policy.mode() == PolicyMode.SHADOW) {
@@ -66,7 +78,7 @@ final class ConfiguredRateLimiter implements RateLimiter {
             }
             LOG.log(Level.DEBUG, "Sluice: admitting (sluice.on-redis-failure=allow) as the store is unreachable", e);
             runtime.rateLimits().admittedUnchecked(policy);
-            return unlimited();
+            return unlimited(policy);
         }
     }
 
@@ -76,7 +88,7 @@ final class ConfiguredRateLimiter implements RateLimiter {
                 d.resetMillis());
     }
 
-    private RateLimitDecision unlimited() {
+    private static RateLimitDecision unlimited(PolicyConfig policy) {
         Bandwidth first = policy.bandwidths().get(0);
         return RateLimitDecision.of(policy.name(), true, first.capacity(), first.capacity(), first.windowSeconds(), 0, 0);
     }

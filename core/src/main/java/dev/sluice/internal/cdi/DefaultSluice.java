@@ -34,7 +34,7 @@ public class DefaultSluice implements Sluice {
     public RateLimiter limiter(String policy) {
         SluiceRuntime runtime = runtime();
         return limiters.computeIfAbsent(policy, name -> {
-            PolicyConfig config = runtime.config().policy(name).orElseThrow(() -> ConfigProblems.absent(
+            PolicyConfig config = extension.policy(name).orElseThrow(() -> ConfigProblems.absent(
                     "sluice.limit." + name + ".rate", ", so no rate-limit policy named \"" + name + "\" is configured",
                     "a rate <tokens>/<duration> such as 100/1m"));
             if (!config.limitsRate()) {
@@ -42,7 +42,7 @@ public class DefaultSluice implements Sluice {
                         + " only requests in flight (concurrency), which a RateLimiter cannot take",
                         "a rate <tokens>/<duration> such as 100/1m beside the concurrency limit");
             }
-            return new ConfiguredRateLimiter(runtime, config);
+            return new ConfiguredRateLimiter(runtime, () -> extension.policy(name).orElse(config));
         });
     }
 

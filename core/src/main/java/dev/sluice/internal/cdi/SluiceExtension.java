@@ -7,6 +7,9 @@ import dev.sluice.SluiceException;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.runtime.ConfigReloads;
+import dev.sluice.internal.runtime.Reloadable;
 import dev.sluice.internal.metrics.Kind;
 import dev.sluice.internal.metrics.MetricsBridges;
 import dev.sluice.internal.runtime.SluiceRuntime;
@@ -32,6 +35,7 @@ import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -63,6 +67,9 @@ public class SluiceExtension implements Extension {
     private final GuardedMethods.Builder guards = new GuardedMethods.Builder();
     private volatile GuardedMethods guarded = GuardedMethods.NONE;
     private volatile SluiceRuntime runtime;
+    /** The rate-limit policies in force for {@code Sluice.limiter()}, swapped whole by a reload. */
+    private volatile Map<String, PolicyConfig> policies = Map.of();
+    private AutoCloseable reloadRegistration;
 
     /** Reads configuration from MicroProfile Config, or the contract's fallback chain where it is absent. */
     public SluiceExtension() {
@@ -210,7 +217,34 @@ public class SluiceExtension implements Extension {
         guarded.lockNames().forEach(name -> started.metrics().register(Kind.LOCK, name));
         guarded.semaphoreNames().forEach(name -> started.metrics().register(Kind.SEMAPHORE, name));
         MetricsBridges.withBeans(started.metrics(), application, type -> bean(beanManager, type));
+        policies = config.policies();
         runtime = started;
+        if (given == null) {
+            SluiceConfig deployed = config;
+            ClassLoader loader = application;
+            reloadRegistration = started.reloads().register(new Reloadable() {
+                @Override
+                public String describe() {
+                    return "programmatic rate limiters (Sluice.limiter)";
+                }
+
+                @Override
+                public ConfigReloads.Outcome reload() {
+                    SluiceConfig reread = configLoader.apply(loader);
+                    Map<String, PolicyConfig> before = policies;
+                    List<ConfigReloads.Change> changes = ConfigReloads.changes(before, reread.policies());
+                    if (!changes.isEmpty()) {
+                        policies = reread.policies();
+                    }
+                    return new ConfigReloads.Outcome(changes, ConfigReloads.notApplied(deployed, reread));
+                }
+            }, loader, config.configRefresh());
+        }
+    }
+
+    /** The configured rate-limit policy {@code name} as last (re)loaded; empty if none. */
+    Optional<PolicyConfig> policy(String name) {
+        return Optional.ofNullable(policies.get(name));
     }
 
     /** The one bean of {@code type} with the default qualifier, as a contextual reference; empty if none or ambiguous. */
@@ -230,6 +264,15 @@ public class SluiceExtension implements Extension {
     void stopRuntime(@Observes BeforeShutdown event) {
         SluiceRuntime r = runtime;
         runtime = null;
+        AutoCloseable registration = reloadRegistration;
+        reloadRegistration = null;
+        if (registration != null) {
+            try {
+                registration.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
         if (r != null && given == null) {
             SluiceRuntimes.release(r);
         }

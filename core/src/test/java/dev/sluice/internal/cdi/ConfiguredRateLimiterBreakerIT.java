@@ -45,8 +45,8 @@ class ConfiguredRateLimiterBreakerIT {
                 "sluice.limit.open.rate", "100/1m",
                 "sluice.limit.closed.rate", "100/1m", "sluice.limit.closed.on-redis-failure", "deny")));
         runtime = SluiceRuntime.start(config);
-        RateLimiter open = new ConfiguredRateLimiter(runtime, config.policy("open").orElseThrow());
-        RateLimiter closed = new ConfiguredRateLimiter(runtime, config.policy("closed").orElseThrow());
+        RateLimiter open = new ConfiguredRateLimiter(runtime, () -> config.policy("open").orElseThrow());
+        RateLimiter closed = new ConfiguredRateLimiter(runtime, () -> config.policy("closed").orElseThrow());
         assertThat(open.tryAcquire("k").allowed()).isTrue();
 
         redis.pause();
