@@ -176,6 +176,13 @@ final class Resources {
         public String unauthorized() {
             throw new jakarta.ws.rs.NotAuthorizedException("Basic realm=\"test\"");
         }
+
+        @GET
+        @Path("broken")
+        @RateLimited(value = "login-form", rate = "3/1h")
+        public String broken() {
+            throw new IllegalStateException("no mapper handles this");
+        }
     }
 
     /** Limited by a policy the scenario shadows ({@code sluice.limit.trial.mode=shadow}). */
