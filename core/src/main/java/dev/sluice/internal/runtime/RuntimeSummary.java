@@ -2,6 +2,7 @@ package dev.sluice.internal.runtime;
 
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.PolicyMode;
 import dev.sluice.internal.config.SluiceConfig;
 
 import java.time.Duration;
@@ -40,11 +41,16 @@ final class RuntimeSummary {
         return line.toString();
     }
 
-    /** {@code api(100/1m burst 150, key=ip)}; {@code (disabled)} when switched off. */
-    private static String policy(PolicyConfig policy) {
+    /**
+     * {@code api(100/1m burst 150, key=ip)}, with {@code mode=shadow} and {@code count=401} when set, so that a
+     * policy that refuses nobody, or charges only some responses, shows as such; {@code disabled} when switched off.
+     */
+    static String policy(PolicyConfig policy) {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
         return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
-                + policy.paths()) + (policy.enabled() ? "" : ", disabled") + ")";
+                + policy.paths()) + (policy.mode() == PolicyMode.SHADOW ? ", mode=shadow" : "")
+                + (policy.count().all() ? "" : ", count=" + policy.count())
+                + (policy.enabled() ? "" : ", disabled") + ")";
     }
 
     private static String bandwidth(Bandwidth b) {
