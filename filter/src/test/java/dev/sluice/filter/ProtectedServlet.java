@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The resource behind the filter: counts how often it runs, so tests can prove a refused request never
  * reached it. Answers asynchronously when asked ({@code ?async}, from the container's pool;
  * {@code ?async=thread}, from a thread of its own that sets the status and completes), to check the filter in
- * async chains. Further query words shape the answer: {@code status=<code>} sets the status, {@code flush}
+ * async chains; {@code ?dispatch=<code>} goes asynchronous and at once dispatches the request again, whose
+ * second pass answers with that status. Further query words shape the answer: {@code status=<code>} sets the status, {@code flush}
  * commits the response before the servlet returns, {@code throw} ends it with an exception.
  */
 public class ProtectedServlet extends HttpServlet {
@@ -35,6 +36,17 @@ public class ProtectedServlet extends HttpServlet {
                 : new java.util.HashSet<>(java.util.Arrays.asList(query.split("&")));
         String status = words.stream().filter(w -> w.matches("status=[1-5][0-9][0-9]")).map(w -> w.substring(7))
                 .findFirst().orElse(null);
+        String redispatched = words.stream().filter(w -> w.matches("dispatch=[1-5][0-9][0-9]"))
+                .map(w -> w.substring(9)).findFirst().orElse(null);
+        if (redispatched != null) {
+            if (request.getDispatcherType() == jakarta.servlet.DispatcherType.ASYNC) {
+                response.setStatus(Integer.parseInt(redispatched));
+                write(response, "dispatched");
+            } else {
+                request.startAsync().dispatch();
+            }
+            return;
+        }
         if (words.contains("async=thread")) {
             AsyncContext async = request.startAsync();
             Thread answering = new Thread(() -> {

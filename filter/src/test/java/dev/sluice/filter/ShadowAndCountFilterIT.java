@@ -149,6 +149,16 @@ class ShadowAndCountFilterIT {
     }
 
     @Test
+    void anAsynchronousRequestDispatchedAgainIsChargedWithTheStatusOfItsLastDispatch() throws Exception {
+        startLogin("401");
+        for (int i = 0; i < 3; i++) {
+            assertThat(app.get("/login?dispatch=401").statusCode()).isEqualTo(401);
+        }
+        await().until(() -> jmx("login", "ChargedAfterResponse") == 3);
+        RateLimitAssertions.assertTooManyRequests(app.get("/login"), "login", 3, 60);
+    }
+
+    @Test
     void aResponseCommittedEarlyIsChargedWithItsStatus() throws Exception {
         startLogin("401");
         for (int i = 0; i < 3; i++) {
