@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.Map;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@link Sluice} as the CDI container gives it, on the in-process store. */
@@ -18,7 +19,9 @@ class DefaultSluiceTest {
 
     @WeldSetup
     WeldInitiator weld = WeldInitiator.from(WeldInitiator.createWeld()
-                    .addExtension(new SluiceExtension(cl -> TestConfigs.of(Map.of("sluice.limit.api.rate", "10/1s")))))
+                    .addExtension(new SluiceExtension(cl -> TestConfigs.of(Map.of("sluice.limit.api.rate", "10/1s",
+                            "sluice.limit.trial.rate", "1/1h", "sluice.limit.trial.mode", "shadow",
+                            "sluice.limit.trial.count", "401")))))
             .build();
 
     @Inject
@@ -30,5 +33,11 @@ class DefaultSluiceTest {
                 .isInstanceOf(SluiceConfigException.class)
                 .hasMessage("sluice.limit.reports.rate: (absent), so no rate-limit policy named \"reports\" is"
                         + " configured; expected a rate <tokens>/<duration> such as 100/1m");
+    }
+
+    @Test
+    void aLimiterEnforcesAndChargesEveryCallWhateverThePolicysModeAndCount() {
+        assertThat(sluice.limiter("trial").tryAcquire("k").allowed()).isTrue();
+        assertThat(sluice.limiter("trial").tryAcquire("k").allowed()).isFalse();
     }
 }
