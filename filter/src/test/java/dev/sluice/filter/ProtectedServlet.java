@@ -11,7 +11,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The resource behind the filter: counts how often it runs, so tests can prove a refused request never
- * reached it. Answers asynchronously when asked ({@code ?async}), to check the filter in async chains.
+ * reached it. Answers asynchronously when asked ({@code ?async}, from the container's pool;
+ * {@code ?async=thread}, from a thread of its own that sets the status and completes), to check the filter in
+ * async chains; {@code ?dispatch=<code>} goes asynchronous and at once dispatches the request again, whose
+ * second pass answers with that status. Further query words shape the answer: {@code status=<code>} sets the status, {@code flush}
+ * commits the response before the servlet returns, {@code throw} ends it with an exception.
  */
 public class ProtectedServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -27,6 +31,54 @@ public class ProtectedServlet extends HttpServlet {
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
         INVOCATIONS.incrementAndGet();
         String query = request.getQueryString();
+        // read from the raw query, not getParameter: the hostile-input tests send queries a container may refuse to decode
+        java.util.Set<String> words = query == null ? java.util.Set.of()
+                : new java.util.HashSet<>(java.util.Arrays.asList(query.split("&")));
+        String status = words.stream().filter(w -> w.matches("status=[1-5][0-9][0-9]")).map(w -> w.substring(7))
+                .findFirst().orElse(null);
+        String redispatched = words.stream().filter(w -> w.matches("dispatch=[1-5][0-9][0-9]"))
+                .map(w -> w.substring(9)).findFirst().orElse(null);
+        if (redispatched != null) {
+            if (request.getDispatcherType() == jakarta.servlet.DispatcherType.ASYNC) {
+                response.setStatus(Integer.parseInt(redispatched));
+                write(response, "dispatched");
+            } else {
+                request.startAsync().dispatch();
+            }
+            return;
+        }
+        if (words.contains("async=thread")) {
+            AsyncContext async = request.startAsync();
+            Thread answering = new Thread(() -> {
+                try {
+                    HttpServletResponse out = (HttpServletResponse) async.getResponse();
+                    if (status != null) {
+                        out.setStatus(Integer.parseInt(status));
+                    }
+                    write(out, "async ok");
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                } finally {
+                    async.complete();
+                }
+            }, "answering-thread");
+            answering.start();
+            return;
+        }
+        if (status != null) {
+            response.setStatus(Integer.parseInt(status));
+        }
+        boolean flush = words.contains("flush");
+        if (flush) {
+            write(response, "committed early");
+            response.flushBuffer();
+        }
+        if (words.contains("throw")) {
+            throw new IllegalStateException("the resource failed");
+        }
+        if (flush) {
+            return;
+        }
         if (query != null && query.contains("async")) {
             AsyncContext async = request.startAsync();
             async.start(() -> {

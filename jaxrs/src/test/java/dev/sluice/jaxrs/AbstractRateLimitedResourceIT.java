@@ -290,6 +290,82 @@ abstract class AbstractRateLimitedResourceIT {
         }
     }
 
+    private void deployLoginAndTrial(String... more) throws Exception {
+        Map<String, String> settings = new java.util.HashMap<>(settings());
+        settings.put("sluice.limit.login-form.count", "401");
+        settings.put("sluice.limit.trial.mode", "shadow");
+        for (int i = 0; i < more.length; i += 2) {
+            settings.put(more[i], more[i + 1]);
+        }
+        deployment = container().deploy(new TestApplication(Resources.LoginForm.class, Resources.Trial.class,
+                RateLimitFeature.class).properties(settings));
+    }
+
+    /** An attribute of the policy's RateLimit MBean, summed over the applications deployed in this JVM now. */
+    private static long jmx(String policy, String attribute) throws Exception {
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        long sum = 0;
+        for (javax.management.ObjectName name : server.queryNames(
+                new javax.management.ObjectName("dev.sluice:type=RateLimit,name=" + policy + ",*"), null)) {
+            sum += (Long) server.getAttribute(name, attribute);
+        }
+        return sum;
+    }
+
+    @Test
+    void aShadowedPolicyNeverRefusesSendsNoHeadersAndCountsWouldBeRefusals() throws Exception {
+        deployLoginAndTrial();
+        for (int i = 0; i < 4; i++) {
+            HttpResponse<String> response = get("trial");
+            assertThat(response.statusCode()).isEqualTo(200);
+            RateLimitAssertions.assertNoRateLimitHeaders(response);
+        }
+        assertThat(jmx("trial", "WouldDeny")).isEqualTo(3);
+        assertThat(jmx("trial", "Denied")).isZero();
+    }
+
+    @Test
+    void aLoginPolicyCountingFailuresIgnoresSuccessesAndRefusesTheFourthAttemptAfterThreeFailures() throws Exception {
+        deployLoginAndTrial();
+        REDIS.resetStats();
+        for (int i = 0; i < 6; i++) {
+            assertThat(assertAllowed(get("login-form?password=right"), "login-form", 3, HOUR).remaining())
+                    .as("a successful login uses no token").isEqualTo(3);
+        }
+        assertThat(REDIS.commandCount("evalsha")).as("a check each, no charge").isEqualTo(6);
+        for (int i = 0; i < 3; i++) {
+            assertThat(get("login-form?password=wrong").statusCode()).isEqualTo(401);
+        }
+        assertThat(REDIS.commandCount("evalsha")).as("a check and a charge per failure").isEqualTo(12);
+        assertTooManyRequests(get("login-form?password=right"), "login-form", 3, HOUR);
+        assertThat(jmx("login-form", "ChargedAfterResponse")).isEqualTo(3);
+    }
+
+    @Test
+    void aWebApplicationExceptionsStatusIsChargedLikeAReturnedOne() throws Exception {
+        deployLoginAndTrial();
+        for (int i = 0; i < 3; i++) {
+            assertThat(get("login-form/unauthorized").statusCode()).isEqualTo(401);
+        }
+        assertTooManyRequests(get("login-form?password=right"), "login-form", 3, HOUR);
+    }
+
+    /**
+     * Jakarta REST 3.1 and later (the runtimes tested here) map an exception the application does not map with a
+     * default mapper (500), so response filters run and the 500 is charged. Earlier runtimes let it reach the
+     * container, where no response filter runs: the gap docs/jaxrs.md describes.
+     */
+    @Test
+    void anExceptionTheApplicationDoesNotMapIsChargedAsThe500OfTheDefaultMapper() throws Exception {
+        deployLoginAndTrial("sluice.limit.login-form.count", "5xx");
+        for (int i = 0; i < 3; i++) {
+            assertThat(get("login-form/broken").statusCode()).isEqualTo(500);
+        }
+        // Jersey on Grizzly may write the mapped 500 before its response filters finish
+        await().atMost(java.time.Duration.ofSeconds(5)).until(() -> jmx("login-form", "ChargedAfterResponse") == 3);
+        assertTooManyRequests(get("login-form?password=right"), "login-form", 3, HOUR);
+    }
+
     /** Deploys every scenario resource with a fresh key prefix, so no test sees another's buckets. */
     void deployScenarios() throws Exception {
         TestApplication application = new TestApplication(Resources.ClassLimited.class,

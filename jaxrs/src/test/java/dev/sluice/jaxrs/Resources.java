@@ -156,4 +156,42 @@ final class Resources {
             return "posted";
         }
     }
+
+    /**
+     * A login form: 401 for a wrong password, limited by a policy the scenario configures to count only 401s
+     * ({@code sluice.limit.login-form.count=401}); {@code fail} throws an exception no mapper handles.
+     */
+    @Path("login-form")
+    public static class LoginForm {
+        @GET
+        @RateLimited(value = "login-form", rate = "3/1h")
+        public jakarta.ws.rs.core.Response login(@jakarta.ws.rs.QueryParam("password") String password) {
+            return "right".equals(password) ? jakarta.ws.rs.core.Response.ok("welcome").build()
+                    : jakarta.ws.rs.core.Response.status(401).entity("wrong password").build();
+        }
+
+        @GET
+        @Path("unauthorized")
+        @RateLimited(value = "login-form", rate = "3/1h")
+        public String unauthorized() {
+            throw new jakarta.ws.rs.NotAuthorizedException("Basic realm=\"test\"");
+        }
+
+        @GET
+        @Path("broken")
+        @RateLimited(value = "login-form", rate = "3/1h")
+        public String broken() {
+            throw new IllegalStateException("no mapper handles this");
+        }
+    }
+
+    /** Limited by a policy the scenario shadows ({@code sluice.limit.trial.mode=shadow}). */
+    @Path("trial")
+    public static class Trial {
+        @GET
+        @RateLimited(value = "trial", rate = "1/1h")
+        public String trial() {
+            return "trial";
+        }
+    }
 }

@@ -6,6 +6,7 @@ import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.metrics.PolicyMetrics;
 import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.CircuitBreaker;
 
@@ -42,6 +43,7 @@ public final class RateLimitEngine {
     private final SluiceMetrics metrics;
     private final CircuitBreaker breaker;
     private final DenyCache denials;
+    private final ShadowLog shadowLog;
 
     /** An engine with a breaker of its own and no deny cache, whose counts are published nowhere (tests, benchmarks). */
     public RateLimitEngine(RateLimitStore store, String keyPrefix) {
@@ -56,11 +58,17 @@ public final class RateLimitEngine {
      */
     public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
                            DenyCache denials) {
+        this(store, keyPrefix, metrics, breaker, denials, new ShadowLog(System::nanoTime));
+    }
+
+    RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
+                    DenyCache denials, ShadowLog shadowLog) {
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.metrics = metrics;
         this.breaker = breaker;
         this.denials = denials;
+        this.shadowLog = shadowLog;
     }
 
     /** The Redis key of a policy's bucket for {@code rawKey}: {@code <prefix>:rl:{<policy>:<material>}}. */
@@ -162,19 +170,41 @@ public final class RateLimitEngine {
     }
 
     /**
-     * A policy counts a request as allowed only when the whole request was admitted (and so charged), and as
-     * denied when it refused it itself; a policy that would have admitted a request another policy refused
-     * counts neither, as it charged nothing.
+     * What each policy of a decided request counts (the meanings users read are in {@code docs/observability.md}):
+     * <ul>
+     *   <li>a deciding policy ({@link ChargeMode#ENFORCE}, {@link ChargeMode#CHECK}) that refused the request,
+     *       {@code denied};</li>
+     *   <li>a shadowed one ({@link ChargeMode#SHADOW}, {@link ChargeMode#SHADOW_CHECK}) that would have refused it,
+     *       {@code wouldDeny} (and the {@link ShadowLog} hears of it), never {@code denied};</li>
+     *   <li>any of these that admitted it, {@code allowed}, but only when the whole request was admitted: a
+     *       policy that would have admitted a request another policy refused counts neither (an enforced one
+     *       charged nothing); a {@code CHECK} admission is counted although nothing was charged yet, the charge
+     *       after the response counting on its own;</li>
+     *   <li>a {@link ChargeMode#CHARGE} call (after a response whose status counts), {@code chargedAfterResponse}.</li>
+     * </ul>
      */
     private void count(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
         for (int i = 0; i < calls.size(); i++) {
-            if (!calls.get(i).mode().decides()) {
-                continue;
-            }
-            if (!decisions.get(i).allowed()) {
-                metrics.policy(calls.get(i).policy().name()).denied();
-            } else if (admitted) {
-                metrics.policy(calls.get(i).policy().name()).allowed();
+            LimitCall call = calls.get(i);
+            PolicyMetrics counters = metrics.policy(call.policy().name());
+            boolean allowed = decisions.get(i).allowed();
+            switch (call.mode()) {
+                case CHARGE -> counters.chargedAfterResponse();
+                case SHADOW, SHADOW_CHECK -> {
+                    if (!allowed) {
+                        counters.wouldDeny();
+                        shadowLog.wouldDeny(call.policy().name(), call.rawKey());
+                    } else if (admitted) {
+                        counters.allowed();
+                    }
+                }
+                case ENFORCE, CHECK -> {
+                    if (!allowed) {
+                        counters.denied();
+                    } else if (admitted) {
+                        counters.allowed();
+                    }
+                }
             }
         }
     }

@@ -139,6 +139,21 @@ final class JmxExporter implements MetricsExporter {
             }
 
             @Override
+            public long getWouldDeny() {
+                return policy.wouldDenyCount();
+            }
+
+            @Override
+            public long getChargedAfterResponse() {
+                return policy.chargedAfterResponseCount();
+            }
+
+            @Override
+            public long getExempt() {
+                return policy.exemptCount();
+            }
+
+            @Override
             public long getRedisErrors() {
                 return policy.redisErrorCount();
             }

@@ -65,13 +65,19 @@ final class MicrometerExporter implements MetricsExporter {
     public void policy(PolicyMetrics policy) {
         Tags tags = app.and(Kind.RATE_LIMIT.tag(), policy.name());
         String prefix = Kind.RATE_LIMIT.prefix();
-        counter(prefix + ".allowed", "Requests the policy admitted and charged", policy, PolicyMetrics::allowedCount, tags);
+        counter(prefix + ".allowed", "Requests the policy admitted", policy, PolicyMetrics::allowedCount, tags);
         counter(prefix + ".denied", "Requests the policy refused (429)", policy, PolicyMetrics::deniedCount, tags);
         counter(prefix + ".redis.errors", "Requests Redis could not decide", policy, PolicyMetrics::redisErrorCount, tags);
         counter(prefix + ".fail.open", "Requests admitted unchecked while Redis was unreachable", policy,
                 PolicyMetrics::failOpenCount, tags);
         counter(prefix + ".denied.locally", "Refused requests answered from the node's deny cache, without Redis",
                 policy, PolicyMetrics::deniedLocallyCount, tags);
+        counter(prefix + ".would.deny", "Requests a shadowed policy would have refused", policy,
+                PolicyMetrics::wouldDenyCount, tags);
+        counter(prefix + ".charged.after.response", "Responses whose status the policy counts, charged after the"
+                + " response", policy, PolicyMetrics::chargedAfterResponseCount, tags);
+        counter(prefix + ".exempt", "Requests the policy neither checked nor charged because the client is exempt",
+                policy, PolicyMetrics::exemptCount, tags);
     }
 
     @Override

@@ -2,7 +2,10 @@ package dev.sluice.internal.metrics;
 
 /**
  * The counters of one rate-limit policy (or of every unregistered name together, under
- * {@link SluiceMetrics#OTHER}). Thread-safe.
+ * {@link SluiceMetrics#OTHER}). Each request the policy applies to counts at most once before it runs, in
+ * {@link #allowed()}, {@link #denied()}, {@link #wouldDeny()}, {@link #exempt()} or the Redis counters, and
+ * once more after its response when the policy charges it then ({@link #chargedAfterResponse()}).
+ * The meaning of each, for users, is in {@code docs/observability.md}. Thread-safe.
  */
 public final class PolicyMetrics {
 
@@ -13,6 +16,8 @@ public final class PolicyMetrics {
     final Counter redisErrors = new Counter();
     final Counter failOpen = new Counter();
     final Counter deniedLocally = new Counter();
+    final Counter wouldDeny = new Counter();
+    final Counter chargedAfterResponse = new Counter();
     final Counter exempt = new Counter();
 
     PolicyMetrics(String name, RedisStatus status) {
@@ -24,12 +29,15 @@ public final class PolicyMetrics {
         return name;
     }
 
-    /** The policy admitted a request and charged it. */
+    /**
+     * The policy admitted a request that went ahead: charged at once when the policy counts every request, only
+     * checked when it counts some response statuses (then see {@link #chargedAfterResponse()}).
+     */
     public void allowed() {
         allowed.increment();
     }
 
-    /** The policy refused a request (429). */
+    /** The policy refused a request (429); never counted by a shadowed policy. */
     public void denied() {
         denied.increment();
     }
@@ -53,7 +61,20 @@ public final class PolicyMetrics {
         denied.increment();
     }
 
-    /** The policy let a request through untouched because its client is exempt ({@code exempt}). */
+    /**
+     * A shadowed policy ({@code mode=shadow}) would have refused a request, which went ahead (unless an enforced
+     * policy refused it).
+     */
+    public void wouldDeny() {
+        wouldDeny.increment();
+    }
+
+    /** The policy was charged after a response whose status it counts ({@code count=<statuses>}). */
+    public void chargedAfterResponse() {
+        chargedAfterResponse.increment();
+    }
+
+    /** The policy neither checked nor charged a request because its client is exempt ({@code exempt=}). */
     public void exempt() {
         exempt.increment();
     }
@@ -81,6 +102,14 @@ public final class PolicyMetrics {
 
     public long deniedLocallyCount() {
         return deniedLocally.count();
+    }
+
+    public long wouldDenyCount() {
+        return wouldDeny.count();
+    }
+
+    public long chargedAfterResponseCount() {
+        return chargedAfterResponse.count();
     }
 
     public long exemptCount() {

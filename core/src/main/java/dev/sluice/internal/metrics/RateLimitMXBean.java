@@ -6,11 +6,23 @@ package dev.sluice.internal.metrics;
  */
 public interface RateLimitMXBean {
 
-    /** Requests the policy admitted and charged. */
+    /**
+     * Requests the policy admitted that went ahead: charged at once, or for a policy that counts only some
+     * response statuses ({@code count=}), checked (see {@link #getChargedAfterResponse()}).
+     */
     long getAllowed();
 
     /** Requests the policy refused (HTTP 429). */
     long getDenied();
+
+    /** Requests a shadowed policy ({@code mode=shadow}) would have refused; they were not refused by it. */
+    long getWouldDeny();
+
+    /** Responses whose status the policy counts ({@code count=}), charged after the response. */
+    long getChargedAfterResponse();
+
+    /** Requests the policy neither checked nor charged because the client is exempt ({@code exempt=}). */
+    long getExempt();
 
     /** Requests under this policy the store could not decide (Redis unreachable or timed out). */
     long getRedisErrors();

@@ -4,6 +4,7 @@ import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.Cidr;
 import dev.sluice.internal.config.Exemptions;
 import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.PolicyMode;
 import dev.sluice.internal.config.SluiceConfig;
 
 import java.time.Duration;
@@ -45,11 +46,16 @@ final class RuntimeSummary {
         return line.toString();
     }
 
-    /** {@code api(100/1m burst 150, key=ip)}; {@code (disabled)} when switched off. */
+    /**
+     * {@code api(100/1m burst 150, key=ip)}, with {@code mode=shadow} and {@code count=401} when set, so that a
+     * policy that refuses nobody, or charges only some responses, shows as such; {@code disabled} when switched off.
+     */
     static String policy(PolicyConfig policy) {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
         return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
-                + policy.paths()) + exempt(policy.exempt()) + (policy.enabled() ? "" : ", disabled") + ")";
+                + policy.paths()) + (policy.mode() == PolicyMode.SHADOW ? ", mode=shadow" : "")
+                + (policy.count().all() ? "" : ", count=" + policy.count()) + exempt(policy.exempt())
+                + (policy.enabled() ? "" : ", disabled") + ")";
     }
 
     /** {@code , exempt=[10.0.0.0/8, principal:probe, role:ops]}, so the log shows who passes untouched. */

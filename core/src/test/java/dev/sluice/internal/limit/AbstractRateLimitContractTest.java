@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.sluice.internal.limit.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,10 +27,27 @@ abstract class AbstractRateLimitContractTest {
     protected abstract RateLimitStore freshStore();
 
     private RateLimitEngine engine;
+    private final AtomicInteger storeCalls = new AtomicInteger();
 
     @BeforeEach
     void startWithEmptyStore() {
-        engine = new RateLimitEngine(freshStore(), "sluice");
+        RateLimitStore store = freshStore();
+        engine = new RateLimitEngine(new RateLimitStore() {
+            @Override
+            public List<BucketOutcome> consume(List<BucketRequest> requests) {
+                storeCalls.incrementAndGet();
+                return store.consume(requests);
+            }
+
+            @Override
+            public void close() {
+                store.close();
+            }
+        }, "sluice");
+    }
+
+    private RateLimitDecision in(ChargeMode mode, PolicyConfig policy, String key) {
+        return engine.decide(List.of(new RateLimitEngine.LimitCall(policy, key, 1, mode))).get(0);
     }
 
     private RateLimitDecision take(PolicyConfig policy, String key) {
@@ -207,5 +225,106 @@ abstract class AbstractRateLimitContractTest {
         assertThat(take(login, hostile).allowed()).isTrue();
         assertThat(take(login, hostile).allowed()).isFalse();
         assertThat(take(login, hostile + "!").allowed()).isTrue();
+    }
+
+    @Test
+    void aShadowedPolicyIsChargedWhileItAdmitsAndRefusesWithoutBeingCharged() {
+        PolicyConfig api = policy("api", 2, HOUR);
+        assertThat(in(ChargeMode.SHADOW, api, "k").remaining()).isEqualTo(1);
+        assertThat(in(ChargeMode.SHADOW, api, "k").remaining()).isZero();
+        RateLimitDecision wouldDeny = in(ChargeMode.SHADOW, api, "k");
+        assertThat(wouldDeny.allowed()).as("its own decision, which refuses no request").isFalse();
+        long firstWait = wouldDeny.retryAfterMillis();
+        for (int i = 0; i < 3; i++) {
+            assertThat(in(ChargeMode.SHADOW, api, "k").retryAfterMillis()).as("not charged").isLessThanOrEqualTo(firstWait);
+        }
+        assertThat(take(api, "k").allowed()).as("the same bucket, enforced").isFalse();
+    }
+
+    @Test
+    void anEnforcedPolicyAloneDecidesWhileAShadowedOneIsChargedOnItsOwnInOneStoreCall() {
+        PolicyConfig enforced = policy("enforced", 2, HOUR);
+        PolicyConfig shadowed = policy("shadowed", 3, HOUR);
+        List<RateLimitEngine.LimitCall> request = List.of(
+                new RateLimitEngine.LimitCall(enforced, "k", 1, ChargeMode.ENFORCE),
+                new RateLimitEngine.LimitCall(shadowed, "k", 1, ChargeMode.SHADOW));
+        storeCalls.set(0);
+        assertThat(engine.decide(request)).allMatch(RateLimitDecision::allowed);
+        assertThat(storeCalls).as("one store call for both").hasValue(1);
+        assertThat(engine.decide(request)).allMatch(RateLimitDecision::allowed);
+
+        List<RateLimitDecision> third = engine.decide(request);
+        assertThat(third.get(0).allowed()).as("the enforced policy refuses").isFalse();
+        assertThat(third.get(1).allowed()).isTrue();
+        assertThat(third.get(1).remaining()).as("the shadowed one is charged although the request is refused")
+                .isZero();
+
+        List<RateLimitDecision> fourth = engine.decide(request);
+        assertThat(fourth.get(1).allowed()).as("the shadowed policy would refuse").isFalse();
+        assertThat(storeCalls).hasValue(4);
+
+        PolicyConfig roomy = policy("roomy", 5, HOUR);
+        List<RateLimitDecision> admitted = engine.decide(List.of(
+                new RateLimitEngine.LimitCall(roomy, "k", 1, ChargeMode.ENFORCE),
+                new RateLimitEngine.LimitCall(shadowed, "k", 1, ChargeMode.SHADOW)));
+        assertThat(admitted.get(0).allowed()).as("a shadowed refusal does not refuse the enforced policy").isTrue();
+        assertThat(admitted.get(0).remaining()).as("which is charged").isEqualTo(4);
+        assertThat(admitted.get(1).allowed()).isFalse();
+    }
+
+    @Test
+    void aCheckAdmitsWithoutChargingAndRefusesOnceChargesLeftNoToken() {
+        PolicyConfig login = policy("login", 3, HOUR);
+        for (int i = 0; i < 5; i++) {
+            RateLimitDecision check = in(ChargeMode.CHECK, login, "k");
+            assertThat(check.allowed()).isTrue();
+            assertThat(check.remaining()).as("nothing taken").isEqualTo(3);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(in(ChargeMode.CHARGE, login, "k").allowed()).isTrue();
+        }
+        RateLimitDecision refused = in(ChargeMode.CHECK, login, "k");
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.remaining()).isZero();
+        assertThat(refused.retryAfterMillis()).isBetween(1_200_000L - 5_000, 1_200_000L);
+        assertThat(in(ChargeMode.CHECK, login, "k").retryAfterMillis()).as("a refused check charges nothing")
+                .isLessThanOrEqualTo(refused.retryAfterMillis());
+    }
+
+    @Test
+    void aChargeNeverTakesTheBucketBeyondEmpty() {
+        PolicyConfig login = policy("login", 3, HOUR);
+        for (int i = 0; i < 10; i++) {
+            RateLimitDecision charge = in(ChargeMode.CHARGE, login, "k");
+            assertThat(charge.allowed()).as("a charge is never refused").isTrue();
+        }
+        RateLimitDecision refused = in(ChargeMode.CHECK, login, "k");
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfterMillis()).as("one token away, not eight").isBetween(1_200_000L - 5_000, 1_200_000L);
+        assertThat(refused.resetMillis()).as("empty, not further").isBetween(3_600_000L - 5_000, 3_600_000L);
+    }
+
+    @Test
+    void aShadowedCheckNeitherRefusesNorCharges() {
+        PolicyConfig login = policy("login", 1, HOUR);
+        assertThat(in(ChargeMode.SHADOW_CHECK, login, "k").remaining()).isEqualTo(1);
+        in(ChargeMode.CHARGE, login, "k");
+        RateLimitDecision wouldDeny = in(ChargeMode.SHADOW_CHECK, login, "k");
+        assertThat(wouldDeny.allowed()).isFalse();
+        assertThat(in(ChargeMode.SHADOW_CHECK, login, "k").retryAfterMillis())
+                .isLessThanOrEqualTo(wouldDeny.retryAfterMillis());
+    }
+
+    @Test
+    void aRefusingCheckRefusesTheRequestSoItsEnforcedPoliciesAreNotCharged() {
+        PolicyConfig login = policy("login", 1, HOUR);
+        PolicyConfig api = policy("api", 5, HOUR);
+        in(ChargeMode.CHARGE, login, "k");
+        List<RateLimitDecision> refused = engine.decide(List.of(
+                new RateLimitEngine.LimitCall(api, "k", 1, ChargeMode.ENFORCE),
+                new RateLimitEngine.LimitCall(login, "k", 1, ChargeMode.CHECK)));
+        assertThat(refused.get(1).allowed()).isFalse();
+        assertThat(refused.get(0).allowed()).isTrue();
+        assertThat(take(api, "k").remaining()).as("api was not charged for the refused request").isEqualTo(4);
     }
 }

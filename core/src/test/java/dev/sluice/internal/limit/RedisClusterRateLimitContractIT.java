@@ -65,6 +65,21 @@ class RedisClusterRateLimitContractIT extends AbstractRateLimitContractTest {
         assertThat(engine.decide(perIp, "10.0.0.1", 1).remaining()).as("charged in its own slot").isEqualTo(2);
     }
 
+    /** As above: the enforced policy's bucket is in another hash slot, so it is charged although the check refuses. */
+    @Override
+    @Test
+    void aRefusingCheckRefusesTheRequestSoItsEnforcedPoliciesAreNotCharged() {
+        RateLimitEngine engine = engine();
+        PolicyConfig login = policy("login", 1, Duration.ofHours(1));
+        PolicyConfig api = policy("api", 5, Duration.ofHours(1));
+        engine.decide(List.of(new RateLimitEngine.LimitCall(login, "k", 1, ChargeMode.CHARGE)));
+        List<RateLimitDecision> refused = engine.decide(List.of(
+                new RateLimitEngine.LimitCall(api, "k", 1, ChargeMode.ENFORCE),
+                new RateLimitEngine.LimitCall(login, "k", 1, ChargeMode.CHECK)));
+        assertThat(refused.get(1).allowed()).isFalse();
+        assertThat(engine.decide(api, "k", 1).remaining()).as("charged in its own slot").isEqualTo(3);
+    }
+
     @Test
     void bucketsOfManyKeysSpreadOverEveryMaster() {
         RateLimitEngine engine = engine();

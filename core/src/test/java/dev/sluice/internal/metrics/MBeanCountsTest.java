@@ -10,6 +10,7 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.limit.ChargeMode;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.StoreUnavailableException;
@@ -67,6 +68,25 @@ class MBeanCountsTest {
     @AfterEach
     void stop() {
         runtime.close();
+    }
+
+    @Test
+    void shadowedRefusalsAndChargesAfterTheResponseHaveAttributesOfTheirOwn() throws Exception {
+        RateLimitEngine engine = runtime.rateLimits();
+        for (int i = 0; i < 3; i++) {
+            engine.decide(List.of(new LimitCall(login, "carol", 1, ChargeMode.SHADOW)));   // 1 allowed, 2 would deny
+        }
+        engine.decide(List.of(new LimitCall(api, "dave", 1, ChargeMode.CHECK)));           // allowed, not charged
+        engine.decide(List.of(new LimitCall(api, "dave", 1, ChargeMode.CHARGE)));          // a counted response
+        runtime.metrics().policy("api").exempt();
+
+        assertThat(Jmx.count("RateLimit", APP, "login", "Allowed")).isEqualTo(1);
+        assertThat(Jmx.count("RateLimit", APP, "login", "WouldDeny")).isEqualTo(2);
+        assertThat(Jmx.count("RateLimit", APP, "login", "Denied")).isZero();
+        assertThat(Jmx.count("RateLimit", APP, "api", "Allowed")).isEqualTo(1);
+        assertThat(Jmx.count("RateLimit", APP, "api", "ChargedAfterResponse")).isEqualTo(1);
+        assertThat(Jmx.count("RateLimit", APP, "api", "Exempt")).isEqualTo(1);
+        assertThat(Jmx.count("RateLimit", APP, "api", "WouldDeny")).isZero();
     }
 
     @Test

@@ -77,6 +77,14 @@ class MicroProfileMetricsBridgeTest {
         assertThat(backing.get("sluice.ratelimit.allowed").tags("app", app, "policy", "api").counter().count()).isEqualTo(2);
         assertThat(backing.get("sluice.ratelimit.denied").tags("app", app, "policy", "api").counter().count()).isEqualTo(1);
         assertThat(backing.get("sluice.ratelimit.fail.open").tags("app", app, "policy", "api").counter().count()).isZero();
+        runtime.metrics().policy("api").wouldDeny();
+        runtime.metrics().policy("api").chargedAfterResponse();
+        runtime.metrics().policy("api").chargedAfterResponse();
+        runtime.metrics().policy("api").exempt();
+        assertThat(backing.get("sluice.ratelimit.would.deny").tags("app", app, "policy", "api").counter().count()).isEqualTo(1);
+        assertThat(backing.get("sluice.ratelimit.charged.after.response").tags("app", app, "policy", "api").counter().count())
+                .isEqualTo(2);
+        assertThat(backing.get("sluice.ratelimit.exempt").tags("app", app, "policy", "api").counter().count()).isEqualTo(1);
         assertThat(backing.get("sluice.lock.wait").tags("app", app, "lock", SluiceMetrics.OTHER).timer().count()).isEqualTo(1);
         assertThat(backing.get("sluice.lock.hold").tags("app", app, "lock", SluiceMetrics.OTHER).timer().count()).isEqualTo(1);
         assertThat(registry.getMetricIDs()).extracting(MetricID::getName)

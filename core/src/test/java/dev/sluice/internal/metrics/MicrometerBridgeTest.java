@@ -79,6 +79,13 @@ class MicrometerBridgeTest {
         assertThat(counter("sluice.ratelimit.allowed", "policy", "api").count()).isEqualTo(2);
         assertThat(counter("sluice.ratelimit.denied", "policy", "api").count()).isEqualTo(1);
         assertThat(counter("sluice.ratelimit.redis.errors", "policy", "api").count()).isZero();
+        runtime.metrics().policy("api").wouldDeny();
+        runtime.metrics().policy("api").chargedAfterResponse();
+        runtime.metrics().policy("api").chargedAfterResponse();
+        runtime.metrics().policy("api").exempt();
+        assertThat(counter("sluice.ratelimit.would.deny", "policy", "api").count()).isEqualTo(1);
+        assertThat(counter("sluice.ratelimit.charged.after.response", "policy", "api").count()).isEqualTo(2);
+        assertThat(counter("sluice.ratelimit.exempt", "policy", "api").count()).isEqualTo(1);
         FunctionTimer waits = registry.get("sluice.lock.wait").tags("app", "micrometer-app", "lock", "job").functionTimer();
         FunctionTimer holds = registry.get("sluice.lock.hold").tags("app", "micrometer-app", "lock", "job").functionTimer();
         assertThat(waits.count()).isEqualTo(2);

@@ -13,7 +13,8 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
  * already carry their headers, so they are left alone; so are responses of requests that were not checked.
  * Then runs the verdict's {@link dev.sluice.internal.http.AfterResponse} with the response status (the charge
  * of policies that count only some statuses). A response filter does not run when the resource's exception
- * reaches the container unmapped; such a request is not charged after its response.
+ * reaches the container unmapped (runtimes before Jakarta REST 3.1, which have no default exception mapper);
+ * such a request is not charged after its response.
  *
  * <p>Immutable and thread-safe.
  */
