@@ -43,7 +43,9 @@ final class RuntimeSummary {
     /** {@code api(100/1m burst 150, key=ip)}; {@code (disabled)} when switched off. */
     private static String policy(PolicyConfig policy) {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
-        return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
+        String concurrency = policy.limitsConcurrency() ? (rates.isEmpty() ? "" : ", ") + "concurrency="
+                + policy.concurrency() + " lease " + policy.concurrencyLeaseMillis() + "ms" : "";
+        return policy.name() + "(" + rates + concurrency + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
                 + policy.paths()) + (policy.enabled() ? "" : ", disabled") + ")";
     }
 
