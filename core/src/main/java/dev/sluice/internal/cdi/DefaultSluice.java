@@ -37,6 +37,12 @@ public class DefaultSluice implements Sluice {
             PolicyConfig config = runtime.config().policy(name).orElseThrow(() -> ConfigProblems.absent(
                     "sluice.limit." + name + ".rate", ", so no rate-limit policy named \"" + name + "\" is configured",
                     "a rate <tokens>/<duration> such as 100/1m"));
+            if (!config.limitsRate()) {
+                // a concurrency limit holds a permit until a response completes: only the HTTP filters know when
+                throw ConfigProblems.absent("sluice.limit." + name + ".rate", ", and policy \"" + name + "\" only"
+                        + " limits requests in flight (concurrency), which applies to HTTP requests, not to a limiter",
+                        "a rate <tokens>/<duration> such as 100/1m for Sluice.limiter(\"" + name + "\")");
+            }
             return new ConfiguredRateLimiter(runtime, config);
         });
     }

@@ -229,13 +229,17 @@ public final class RateLimitEngine {
      * counts neither, as it charged nothing.
      */
     private void count(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
+        // A policy with a rate and a concurrency limit has two calls, and counts the request once: denied when
+        // either refused it.
+        java.util.Set<String> counted = new java.util.HashSet<>();
         for (int i = 0; i < calls.size(); i++) {
-            if (!calls.get(i).mode().decides()) {
-                continue;
-            }
-            if (!decisions.get(i).allowed()) {
+            if (calls.get(i).mode().decides() && !decisions.get(i).allowed()
+                    && counted.add(calls.get(i).policy().name())) {
                 metrics.policy(calls.get(i).policy().name()).denied();
-            } else if (admitted) {
+            }
+        }
+        for (int i = 0; admitted && i < calls.size(); i++) {
+            if (calls.get(i).mode().decides() && counted.add(calls.get(i).policy().name())) {
                 metrics.policy(calls.get(i).policy().name()).allowed();
             }
         }

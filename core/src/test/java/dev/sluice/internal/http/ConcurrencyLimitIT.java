@@ -141,6 +141,8 @@ class ConcurrencyLimitIT {
         assertThat(noToken.status()).isEqualTo(429);
         assertThat(headers(noToken)).containsEntry("RateLimit-Policy", "\"mixed\";q=2;w=3600");
         assertThat(held("mixed", "203.0.113.9")).as("the request the rate refused took no permit").isZero();
+        assertThat(runtime.metrics().policy("mixed").allowedCount()).as("each request counted once").isEqualTo(2);
+        assertThat(runtime.metrics().policy("mixed").deniedCount()).isEqualTo(2);
     }
 
     @Test
