@@ -2,7 +2,8 @@ package dev.sluice.internal.limit;
 
 /**
  * How one policy takes part in a decision of {@code gcra.lua} (its number travels as the policy's first
- * argument). The request is admitted when every {@link #ENFORCE} and {@link #CHECK} policy admits it.
+ * argument). The request is admitted when every {@link #ENFORCE}, {@link #CHECK} and {@link #CONCURRENCY} policy
+ * admits it.
  */
 public enum ChargeMode {
 
