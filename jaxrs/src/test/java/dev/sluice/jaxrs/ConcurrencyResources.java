@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Resources under the concurrency limit {@code conc} ({@code sluice.limit.conc.concurrency} in the scenarios'
- * settings): each stays in flight until the test {@link #finish()}es it, synchronously or suspended.
+ * settings, beside the inline rate): each stays in flight until the test {@link #finish()}es it, synchronously or suspended.
  */
 final class ConcurrencyResources {
 
@@ -44,8 +44,9 @@ final class ConcurrencyResources {
         }
     }
 
+    /** Inline rate so that a deployment without the scenarios' settings (package scanning) still has a limit. */
     @Path("conc")
-    @RateLimited("conc")
+    @RateLimited(value = "conc", rate = "1000/1s")
     public static class Slow {
         @GET
         @Path("sync")
