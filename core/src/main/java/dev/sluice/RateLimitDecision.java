@@ -32,9 +32,11 @@ public final class RateLimitDecision implements Serializable {
     private final long retryAfterMillis;
     /** Milliseconds until the tightest bucket is full again. */
     private final long resetMillis;
+    /** Whether the limit counts requests in flight rather than a rate. */
+    private final boolean concurrent;
 
     private RateLimitDecision(String policy, boolean allowed, long remaining, long limit, long windowSeconds,
-                              long retryAfterMillis, long resetMillis) {
+                              long retryAfterMillis, long resetMillis, boolean concurrent) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.allowed = allowed;
         this.remaining = remaining;
@@ -42,6 +44,7 @@ public final class RateLimitDecision implements Serializable {
         this.windowSeconds = windowSeconds;
         this.retryAfterMillis = retryAfterMillis;
         this.resetMillis = resetMillis;
+        this.concurrent = concurrent;
     }
 
     /**
@@ -62,7 +65,27 @@ public final class RateLimitDecision implements Serializable {
      */
     public static RateLimitDecision of(String policy, boolean allowed, long remaining, long limit, long windowSeconds,
                                        long retryAfterMillis, long resetMillis) {
-        return new RateLimitDecision(policy, allowed, remaining, limit, windowSeconds, retryAfterMillis, resetMillis);
+        return new RateLimitDecision(policy, allowed, remaining, limit, windowSeconds, retryAfterMillis, resetMillis,
+                false);
+    }
+
+    /**
+     * A decision of a concurrency limit ({@code sluice.limit.<policy>.concurrency}), which counts requests in
+     * flight rather than a rate: {@link #remaining()} is the free permits, {@link #limit()} the permits, and
+     * {@link #windowSeconds()} 0, as such a limit has no window.
+     *
+     * @param policy           policy name
+     * @param allowed          whether the request was admitted (and holds a permit)
+     * @param free             permits left free after this decision, {@code >= 0}
+     * @param permits          requests of one key allowed in flight at once
+     * @param retryAfterMillis when denied: milliseconds to wait before trying again, never 0; when allowed: 0 while
+     *                         a permit is free
+     * @param resetMillis      milliseconds until the last permit held now runs out if it is not renewed
+     * @return the decision
+     */
+    public static RateLimitDecision ofConcurrency(String policy, boolean allowed, long free, long permits,
+                                                  long retryAfterMillis, long resetMillis) {
+        return new RateLimitDecision(policy, allowed, free, permits, 0, retryAfterMillis, resetMillis, true);
     }
 
     /** {@return the policy name} */
@@ -106,6 +129,11 @@ public final class RateLimitDecision implements Serializable {
         return resetMillis;
     }
 
+    /** {@return whether the limit counts requests in flight ({@link #ofConcurrency}) rather than a rate} */
+    public boolean concurrent() {
+        return concurrent;
+    }
+
     /** {@return whether the denial is permanent: the request costs more than the bucket can ever hold} */
     public boolean never() {
         return retryAfterMillis == NEVER;
@@ -115,18 +143,18 @@ public final class RateLimitDecision implements Serializable {
     public boolean equals(Object o) {
         return o instanceof RateLimitDecision d && policy.equals(d.policy) && allowed == d.allowed
                 && remaining == d.remaining && limit == d.limit && windowSeconds == d.windowSeconds
-                && retryAfterMillis == d.retryAfterMillis && resetMillis == d.resetMillis;
+                && retryAfterMillis == d.retryAfterMillis && resetMillis == d.resetMillis && concurrent == d.concurrent;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(policy, allowed, remaining, limit, windowSeconds, retryAfterMillis, resetMillis);
+        return Objects.hash(policy, allowed, remaining, limit, windowSeconds, retryAfterMillis, resetMillis, concurrent);
     }
 
     @Override
     public String toString() {
         return "RateLimitDecision[policy=" + policy + ", allowed=" + allowed + ", remaining=" + remaining
                 + ", limit=" + limit + ", windowSeconds=" + windowSeconds + ", retryAfterMillis=" + retryAfterMillis
-                + ", resetMillis=" + resetMillis + "]";
+                + ", resetMillis=" + resetMillis + (concurrent ? ", concurrent" : "") + "]";
     }
 }

@@ -13,11 +13,12 @@ import java.time.Duration;
 public interface Sluice {
 
     /**
-     * The rate limiter for a policy configured under {@code sluice.limit.<policy>.*}.
+     * The rate limiter for a policy configured under {@code sluice.limit.<policy>.*}. It applies the policy's
+     * {@code rate}; a {@code concurrency} limit (requests in flight) applies to HTTP requests only.
      *
      * @param policy the policy name
      * @return its limiter
-     * @throws SluiceConfigException when no such policy is configured
+     * @throws SluiceConfigException when no such policy is configured, or it has no {@code rate}
      */
     RateLimiter limiter(String policy);
 

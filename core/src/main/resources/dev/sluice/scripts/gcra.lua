@@ -13,6 +13,18 @@
 --   3 shadow check  never refuses, never charged
 --   4 charge        charged without deciding (after a counted response): the bucket moves by the cost but
 --                   never further than empty, and the reply says allowed
+--   5 concurrency   decides by the permits of a concurrency limit (below); takes one when the request is
+--                   admitted
+--   6 shadow concurrency  never refuses; takes a permit when the request is admitted and one is free
+--
+-- A concurrency policy (modes 5 and 6) has no bucket: its key is a sorted set of permit ids scored by the
+-- millisecond (Redis clock) at which each permit's lease runs out, the model of semaphore-acquire.lua, so that
+-- semaphore-extend.lua renews a permit and concurrency-release.lua returns it. Expired permits (a holder that
+-- died) are removed first. It comes with cost 1 and one "bandwidth" whose triple is: permits, lease in ms,
+-- permit id. It takes part in the all-or-nothing rule like a bucket: no permit is taken for a request a rate
+-- refuses, no token for one that finds no free permit. Its reply uses the same five integers: remaining =
+-- free permits, wait = until the earliest lease runs out (admitted: 0 while a permit is free), reset = until
+-- the latest lease runs out.
 --
 -- Exact at every rate: interval = period / tokens is a fraction of a microsecond in general. Each bandwidth
 -- comes with it as interval_units / units_per_us in lowest terms, and the script counts that bucket's durations
@@ -26,9 +38,9 @@
 -- key (another type, another tool's text) counts as an absent bucket, read with MGET, which answers nil for a
 -- key of another type instead of failing; the next charge overwrites it.
 --
--- KEYS: one key per bandwidth, policy after policy.
+-- KEYS: one key per bandwidth, policy after policy (a concurrency policy: its permit set).
 -- ARGV: policy_count, then per policy: mode, cost, bandwidth_count, then per bandwidth:
---       interval_units, units_per_us, capacity.
+--       interval_units, units_per_us, capacity (a concurrency policy: permits, lease_ms, permit_id).
 -- Reply (read by BucketOutcome.fromReply): per policy five integers, in this order:
 --   allowed    1 or 0: whether this policy admits the request (the request itself is admitted when every
 --              deciding policy does)
@@ -42,6 +54,7 @@ local function clock()
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local now = clock()
+local now_ms = math.floor(now / 1000)
 
 -- The common case, one enforced policy of one bandwidth whose interval is whole microseconds
 -- (units_per_us = 1): the general code below without its tables and helpers, same reply.
@@ -123,6 +136,17 @@ for p = 1, tonumber(ARGV[1]) do
   local pol = { mode = ARGV[arg], cost = tonumber(ARGV[arg + 1]), ok = true, never = false, wait = 0, buckets = {} }
   local n = tonumber(ARGV[arg + 2])
   arg = arg + 3
+  if pol.mode == '5' or pol.mode == '6' then
+    local set = { key = KEYS[k], permits = tonumber(ARGV[arg]), lease = tonumber(ARGV[arg + 1]), id = ARGV[arg + 2] }
+    redis.call('ZREMRANGEBYSCORE', set.key, '-inf', now_ms)
+    set.held = redis.call('ZCARD', set.key)
+    if set.held >= set.permits then
+      pol.ok = false
+      pol.wait = (tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2]) - now_ms) * 1000
+    end
+    pol.permit = set
+    arg, k, n = arg + 3, k + 1, 0
+  end
   for b = 1, n do
     local interval, units, capacity = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
     local bucket = { key = KEYS[k], interval = interval, units = units, span = capacity * interval }
@@ -138,37 +162,60 @@ for p = 1, tonumber(ARGV[1]) do
     pol.buckets[b] = bucket
   end
   if pol.mode == '4' then pol.ok, pol.never = true, false end
-  if pol.mode == '0' or pol.mode == '2' then all_ok = all_ok and pol.ok end
+  if pol.mode == '0' or pol.mode == '2' or pol.mode == '5' then all_ok = all_ok and pol.ok end
   policies[p] = pol
+end
+
+-- A concurrency policy's reply; takes the permit when charged.
+local function permit_reply(pol, charged)
+  local set = pol.permit
+  if charged then
+    redis.call('ZADD', set.key, now_ms + set.lease, set.id)
+    set.held = set.held + 1
+  end
+  local wait, reset = pol.wait, 0
+  if set.held > 0 then
+    local earliest = tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2])
+    local latest = tonumber(redis.call('ZRANGE', set.key, -1, -1, 'WITHSCORES')[2])
+    if charged then redis.call('PEXPIREAT', set.key, latest) end
+    if pol.ok and set.held >= set.permits then wait = (earliest - now_ms) * 1000 end
+    reset = (latest - now_ms) * 1000
+  end
+  return { pol.ok and 1 or 0, math.max(0, set.permits - set.held), 0, wait, reset }
 end
 
 local reply = {}
 for _, pol in ipairs(policies) do
-  local remaining, tightest, reset, next_token = nil, 0, 0, 0
-  local charged = (pol.mode == '0' and all_ok) or (pol.mode == '1' and pol.ok) or pol.mode == '4'
-  for b, bucket in ipairs(pol.buckets) do
-    local ahead = bucket.ahead
-    if charged then
-      ahead = bucket.moved
-      if pol.mode == '4' and ahead > bucket.span then ahead = bucket.span end
+  if pol.permit then
+    local r = permit_reply(pol, all_ok and (pol.mode == '5' or pol.ok))
+    for i = 1, 5 do reply[#reply + 1] = r[i] end
+  else
+    local remaining, tightest, reset, next_token = nil, 0, 0, 0
+    local charged = (pol.mode == '0' and all_ok) or (pol.mode == '1' and pol.ok) or pol.mode == '4'
+    for b, bucket in ipairs(pol.buckets) do
+      local ahead = bucket.ahead
+      if charged then
+        ahead = bucket.moved
+        if pol.mode == '4' and ahead > bucket.span then ahead = bucket.span end
+      end
+      if charged or bucket.clamped then store(bucket.key, ahead, bucket.units) end
+      local left = floor_div(bucket.span - ahead, bucket.interval)
+      if remaining == nil or left < remaining then
+        remaining, tightest, reset = left, b - 1, ceil_div(ahead, bucket.units)
+      end
+      next_token = math.max(next_token, ceil_div(math.max(0, ahead + bucket.interval - bucket.span), bucket.units))
     end
-    if charged or bucket.clamped then store(bucket.key, ahead, bucket.units) end
-    local left = floor_div(bucket.span - ahead, bucket.interval)
-    if remaining == nil or left < remaining then
-      remaining, tightest, reset = left, b - 1, ceil_div(ahead, bucket.units)
+    local wait = next_token
+    if pol.never then
+      wait = -1
+    elseif not pol.ok then
+      wait = pol.wait
     end
-    next_token = math.max(next_token, ceil_div(math.max(0, ahead + bucket.interval - bucket.span), bucket.units))
+    reply[#reply + 1] = pol.ok and 1 or 0
+    reply[#reply + 1] = remaining
+    reply[#reply + 1] = tightest
+    reply[#reply + 1] = wait
+    reply[#reply + 1] = reset
   end
-  local wait = next_token
-  if pol.never then
-    wait = -1
-  elseif not pol.ok then
-    wait = pol.wait
-  end
-  reply[#reply + 1] = pol.ok and 1 or 0
-  reply[#reply + 1] = remaining
-  reply[#reply + 1] = tightest
-  reply[#reply + 1] = wait
-  reply[#reply + 1] = reset
 end
 return reply

@@ -63,9 +63,11 @@ import java.util.function.Supplier;
  * {@value ChargedPolicies#ATTRIBUTE} (a {@code Set<String>}), so that a second instance of this filter
  * and the JAX-RS filter do not charge it again.
  *
- * <p>A policy that charges only some response statuses ({@code sluice.limit.<policy>.count}) is charged
- * when the response is complete: after the chain returns, or, for an asynchronous request, when its
- * asynchronous cycle ends.
+ * <p>A policy that charges only some response statuses ({@code sluice.limit.<policy>.count}) is charged, and a
+ * request's permits of concurrency limits ({@code sluice.limit.<policy>.concurrency}) are returned, when the
+ * response is complete: after the chain returns (normally or with an exception, a client that went away
+ * included), or, for an asynchronous request, when its asynchronous cycle ends. The filter does the same for
+ * what the JAX-RS filter behind it leaves undone when an exception reaches the container unmapped.
  *
  * <p>Configuration is read and validated in {@link #init}; a bad value fails the deployment with
  * {@link dev.sluice.SluiceConfigException}. The policy keys are read again every {@code sluice.config.refresh}
@@ -197,8 +199,43 @@ public class RateLimitFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
+        if (!(request instanceof HttpServletRequest http) || !(response instanceof HttpServletResponse out)) {
+            chain.doFilter(request, response);
+            return;
+        }
+        try {
+            filter(http, out, chain);
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            completeJaxrs(http, out, true);
+            throw e;
+        }
+        completeJaxrs(http, out, false);
+    }
+
+    /**
+     * Completes what the JAX-RS filter behind this one left to do after the response
+     * ({@link AfterResponse#ATTRIBUTE}), which its response filter does not do when an exception reaches the
+     * container unmapped; a second completion does nothing, so a response the JAX-RS filter saw is left alone.
+     */
+    private static void completeJaxrs(HttpServletRequest http, HttpServletResponse out, boolean failed) {
+        if (!(http.getAttribute(AfterResponse.ATTRIBUTE) instanceof AfterResponse after)) {
+            return;
+        }
+        if (failed) {
+            after.completed(out.isCommitted() ? out.getStatus() : 500);
+        } else if (http.isAsyncStarted()) {
+            http.getAsyncContext().addListener(new CompleteAfterAsync(after, out));
+        } else {
+            after.completed(out.getStatus());
+        }
+    }
+
+    private void filter(HttpServletRequest http, HttpServletResponse out, FilterChain chain)
+            throws IOException, ServletException {
+        ServletRequest request = http;
+        ServletResponse response = out;
         Active a = active;
-        if (a == null || !(request instanceof HttpServletRequest http) || !(response instanceof HttpServletResponse out)) {
+        if (a == null) {
             chain.doFilter(request, response);
             return;
         }
@@ -244,7 +281,17 @@ public class RateLimitFilter implements Filter {
     }
 
     /** Runs a verdict's {@link AfterResponse} when an asynchronous request's cycle ends, however it ends. */
-    private record CompleteAfterAsync(AfterResponse after, HttpServletResponse response) implements AsyncListener {
+    // A class, not a record: Eclipse Transformer leaves a record's component descriptors in the jakarta
+    // namespace, which the javax build of this filter must not name.
+    private static final class CompleteAfterAsync implements AsyncListener {
+
+        private final AfterResponse after;
+        private final HttpServletResponse response;
+
+        CompleteAfterAsync(AfterResponse after, HttpServletResponse response) {
+            this.after = after;
+            this.response = response;
+        }
 
         @Override
         public void onComplete(AsyncEvent event) {

@@ -366,11 +366,55 @@ abstract class AbstractRateLimitedResourceIT {
         assertTooManyRequests(get("login-form?password=right"), "login-form", 3, HOUR);
     }
 
+    @Test
+    void aConcurrencyLimitRefusesASecondRequestInFlightUntilTheFirstResponds() throws Exception {
+        ConcurrencyResources.reset();
+        deployScenarios();
+        for (String path : java.util.List.of("conc/sync", "conc/async")) {
+            java.util.concurrent.CompletableFuture<HttpResponse<String>> running = inFlight(path);
+
+            HttpResponse<String> refused = get(path);
+            assertThat(refused.statusCode()).as(path).isEqualTo(429);
+            assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(refused.headers().firstValue("RateLimit-Policy"))
+                    .hasValue("\"conc\";q=1;qu=\"concurrent-requests\"");
+            assertThat(RateLimitAssertions.assertProblem(refused, 429).get("policy")).isEqualTo("conc");
+
+            ConcurrencyResources.finish();
+            assertThat(running.get().statusCode()).isEqualTo(200);
+            ConcurrencyResources.reset();
+            awaitAdmitted("conc/mapped-failure", 409);
+        }
+        // a mapped exception's response passes the response filter, which returns the permit
+        assertThat(get("conc/mapped-failure").statusCode()).isEqualTo(409);
+        assertThat(get("conc/mapped-failure").statusCode()).isEqualTo(409);
+    }
+
+    /** Starts a request that stays in flight until {@link ConcurrencyResources#finish()}. */
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> inFlight(String path) {
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> running =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return get(path);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        await().atMost(java.time.Duration.ofSeconds(20)).until(() -> ConcurrencyResources.IN_FLIGHT.get() == 1);
+        return running;
+    }
+
+    /** Polls until a request to {@code path} is admitted (the permit of the last one came back) and answers {@code status}. */
+    void awaitAdmitted(String path, int status) {
+        await().atMost(java.time.Duration.ofSeconds(10)).until(() -> get(path).statusCode() == status);
+    }
+
     /** Deploys every scenario resource with a fresh key prefix, so no test sees another's buckets. */
     void deployScenarios() throws Exception {
         TestApplication application = new TestApplication(Resources.ClassLimited.class,
                 Resources.ThreePolicies.class, Resources.PerUser.class, Resources.PerItem.class,
-                Resources.Tuned.class, Resources.Shared.class, Resources.Free.class, RateLimitFeature.class)
+                Resources.Tuned.class, Resources.Shared.class, Resources.Free.class, ConcurrencyResources.Slow.class,
+                RateLimitFeature.class)
                 .properties(settings());
         deployment = container().deploy(application);
     }
@@ -382,6 +426,7 @@ abstract class AbstractRateLimitedResourceIT {
         settings.put("sluice.limit.tuned.rate", "2/1h");
         settings.put("sluice.limit.shared.rate", "3/1h");
         settings.put("sluice.limit.shared.paths", "/shared/filtered");
+        settings.put("sluice.limit.conc.concurrency", "1");
         return settings;
     }
 

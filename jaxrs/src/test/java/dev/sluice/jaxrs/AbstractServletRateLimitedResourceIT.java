@@ -25,4 +25,15 @@ abstract class AbstractServletRateLimitedResourceIT extends AbstractRateLimitedR
         assertTooManyRequests(get("shared/filtered"), "shared", 3, HOUR);
     }
 
+    @Test
+    void anUnmappedExceptionGivesThePermitBackThroughTheServletFilter() throws Exception {
+        ConcurrencyResources.reset();
+        deployScenarios();
+        for (int i = 0; i < 3; i++) {
+            // no response filter runs for it; the servlet filter in front completes the request
+            assertThat(get("conc/unmapped-failure").statusCode()).isEqualTo(500);
+            awaitAdmitted("conc/mapped-failure", 409);
+        }
+    }
+
 }

@@ -23,6 +23,9 @@ import java.util.stream.Collectors;
  * @param exempt     {@code sluice.limit.<name>.exempt}: clients neither charged nor limited
  * @param concurrency {@code sluice.limit.<name>.concurrency}: requests of one key in flight at once, 0 = no such
  *                   limit
+ * @param concurrencyLeaseMillis {@code sluice.limit.<name>.concurrency-lease}: how long a request's permit is held
+ *                   unless renewed (renewed every third of it while the request runs), so that the permits of a
+ *                   node that died come back within it; {@link #DEFAULT_CONCURRENCY_LEASE_MILLIS} by default
  */
 public record PolicyConfig(
         String name,
@@ -36,7 +39,11 @@ public record PolicyConfig(
         PolicyMode mode,
         CountedStatuses count,
         Exemptions exempt,
-        int concurrency) {
+        int concurrency,
+        long concurrencyLeaseMillis) {
+
+    /** The default lease of a concurrency limit's permit, {@code 30s}. */
+    public static final long DEFAULT_CONCURRENCY_LEASE_MILLIS = 30_000;
 
     public PolicyConfig {
         bandwidths = List.copyOf(bandwidths);
@@ -49,6 +56,17 @@ public record PolicyConfig(
         if (concurrency < 0 || (bandwidths.isEmpty() && concurrency == 0)) {
             throw new IllegalArgumentException("policy " + name + ": no bandwidth and concurrency " + concurrency);
         }
+        if (concurrencyLeaseMillis < 1) {
+            throw new IllegalArgumentException("policy " + name + ": concurrency lease " + concurrencyLeaseMillis);
+        }
+    }
+
+    /** A policy whose concurrency limit, if any, has the default lease. */
+    public PolicyConfig(String name, List<Bandwidth> bandwidths, KeySpec key, List<String> paths, Set<String> methods,
+                        long cost, boolean enabled, FailureMode onRedisFailure, PolicyMode mode, CountedStatuses count,
+                        Exemptions exempt, int concurrency) {
+        this(name, bandwidths, key, paths, methods, cost, enabled, onRedisFailure, mode, count, exempt, concurrency,
+                DEFAULT_CONCURRENCY_LEASE_MILLIS);
     }
 
     /** An enforced policy charging every request, exempting nobody, without a concurrency limit. */
@@ -67,13 +85,18 @@ public record PolicyConfig(
     /** This policy with another failure mode. */
     public PolicyConfig withOnRedisFailure(FailureMode mode) {
         return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, mode, this.mode, count, exempt,
-                concurrency);
+                concurrency, concurrencyLeaseMillis);
     }
 
     /** This policy in another mode. */
     public PolicyConfig withMode(PolicyMode mode) {
         return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, onRedisFailure, mode, count,
-                exempt, concurrency);
+                exempt, concurrency, concurrencyLeaseMillis);
+    }
+
+    /** Whether requests in flight are limited ({@code sluice.limit.<name>.concurrency}). */
+    public boolean limitsConcurrency() {
+        return concurrency > 0;
     }
 
     /** Whether requests are limited by rate (some policies limit concurrency alone). */

@@ -19,10 +19,15 @@ final class PolicyLoader {
     static final String PREFIX = "sluice.limit.";
 
     static final List<String> ATTRIBUTES = List.of("rate", "burst", "key", "paths", "methods", "cost", "enabled",
-            "on-redis-failure", "mode", "count", "exempt", "concurrency");
+            "on-redis-failure", "mode", "count", "exempt", "concurrency", "concurrency-lease");
 
     /** Most requests of one key a concurrency limit lets run at once. */
     static final int MAX_CONCURRENCY = 1_000_000;
+
+    /** Bounds of {@code concurrency-lease}: renewals every third of it must stay cheap, and a day is plenty. */
+    static final long MIN_CONCURRENCY_LEASE_MILLIS = 100;
+    static final long MAX_CONCURRENCY_LEASE_MILLIS = 86_400_000;
+    private static final String CONCURRENCY_LEASE_FORM = "a duration from 100ms to 1d, such as 30s";
 
     /** Policy names go into Redis keys, so no braces (Cluster hash tags) and no colons (key structure). */
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -120,12 +125,31 @@ final class PolicyLoader {
         String exemptKey = key(name, "exempt");
         Exemptions exempt = source.get(exemptKey).map(v -> Exemptions.parse(exemptKey, v)).orElse(Exemptions.NONE);
 
+        String leaseKey = key(name, "concurrency-lease");
+        long lease = source.get(leaseKey).map(v -> concurrencyLease(leaseKey, v))
+                .orElse(PolicyConfig.DEFAULT_CONCURRENCY_LEASE_MILLIS);
+        if (concurrency == 0 && source.get(leaseKey).isPresent()) {
+            throw ConfigProblems.invalid(leaseKey, source.get(leaseKey).get(), "is the lease of a concurrency limit's"
+                    + " permits, but " + concurrencyKey + " is not set", "a concurrency-lease only beside "
+                    + concurrencyKey + "=<N>");
+        }
+
         return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled, onRedisFailure, mode, count,
-                exempt, concurrency);
+                exempt, concurrency, lease);
     }
 
     private static int concurrency(String key, String value) {
         return (int) Values.whole(key, value, 1, MAX_CONCURRENCY);
+    }
+
+    static long concurrencyLease(String key, String value) {
+        java.time.Duration lease = Durations.tryParse(value.trim())
+                .orElseThrow(() -> ConfigProblems.invalid(key, value, CONCURRENCY_LEASE_FORM));
+        if (lease.compareTo(java.time.Duration.ofMillis(MIN_CONCURRENCY_LEASE_MILLIS)) < 0
+                || lease.compareTo(java.time.Duration.ofMillis(MAX_CONCURRENCY_LEASE_MILLIS)) > 0) {
+            throw ConfigProblems.invalid(key, value, CONCURRENCY_LEASE_FORM);
+        }
+        return lease.toMillis();
     }
 
     /**
@@ -160,6 +184,8 @@ final class PolicyLoader {
         source.get(countKey).ifPresent(v -> CountedStatuses.parse(countKey, v));
         String exemptKey = key(name, "exempt");
         source.get(exemptKey).ifPresent(v -> Exemptions.parse(exemptKey, v));
+        String leaseKey = key(name, "concurrency-lease");
+        source.get(leaseKey).ifPresent(v -> concurrencyLease(leaseKey, v));
     }
 
     /** The RateLimit headers show the burst as a Structured Fields Integer, so it has at most 15 digits. */

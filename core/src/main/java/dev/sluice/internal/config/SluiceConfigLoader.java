@@ -64,8 +64,9 @@ public final class SluiceConfigLoader {
      * The bundled Lua scripts an operator may replace with {@code sluice.script.<name>}; a test checks that each
      * has its file in {@code dev/sluice/scripts/} and that no file is missing from this list.
      */
-    public static final List<String> SCRIPT_NAMES = List.of("gcra", "lock-acquire", "lock-extend", "lock-fence",
-            "lock-release", "semaphore-acquire", "semaphore-extend", "semaphore-handover", "semaphore-release");
+    public static final List<String> SCRIPT_NAMES = List.of("gcra", "concurrency-release", "lock-acquire",
+            "lock-extend", "lock-fence", "lock-release", "semaphore-acquire", "semaphore-extend", "semaphore-handover",
+            "semaphore-release");
 
     private static final List<String> LOCK_ATTRIBUTES = List.of("lease", "max-wait");
     private static final List<String> SEMAPHORE_ATTRIBUTES = List.of("permits", "lease", "max-wait");

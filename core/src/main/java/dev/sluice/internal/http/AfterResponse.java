@@ -18,6 +18,13 @@ public final class AfterResponse {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
+    /**
+     * Request attribute under which the JAX-RS filter leaves its {@code AfterResponse}, so that the servlet filter
+     * in front of it (when there is one) completes it also when the response filters do not run: a resource
+     * exception no {@code ExceptionMapper} maps reaches the servlet container directly.
+     */
+    public static final String ATTRIBUTE = "dev.sluice.afterResponse";
+
     /** Nothing to do after the response. */
     public static final AfterResponse NONE = new AfterResponse(List.of());
 

@@ -46,8 +46,11 @@ public record ProblemDetails(String type, String title, int status, String detai
             }
         }
         long retryAfter = RateLimitHeaders.retryAfterSeconds(decisions);
+        String what = denying.concurrent()
+                ? "Concurrency limit '" + denying.policy() + "' reached (" + denying.limit() + " requests in flight)"
+                : "Rate limit '" + denying.policy() + "' exceeded";
         String detail = retryAfter > 0
-                ? "Rate limit '" + denying.policy() + "' exceeded; retry after " + retryAfter
+                ? what + "; retry after " + retryAfter
                         + (retryAfter == 1 ? " second." : " seconds.")
                 : "Rate limit '" + denying.policy() + "' exceeded; this request costs more than the limit"
                         + " allows and can never be admitted.";

@@ -11,6 +11,7 @@ import dev.sluice.internal.config.IpLiteral;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.PolicyMode;
 import dev.sluice.internal.limit.ChargeMode;
+import dev.sluice.internal.limit.HeldPermits;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.runtime.SluiceRuntime;
@@ -18,6 +19,7 @@ import dev.sluice.internal.runtime.SluiceRuntime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.IntConsumer;
 
 /**
  * The one per-request rate-limit decision, shared by the servlet filter and the JAX-RS filter: they turn
@@ -40,6 +42,12 @@ import java.util.Optional;
  * when no token is left, nothing taken) and charged after the response when its status counts, through the
  * verdict's {@link AfterResponse}; a shadowed policy ({@code mode=shadow}) is decided and charged the same
  * way but never refuses the request, and neither its headers nor its failure mode reach the response.
+ *
+ * <p>A concurrency limit ({@code sluice.limit.<policy>.concurrency}) takes part in the same store call: the
+ * request is refused when its key has no free permit, and an admitted request holds one (renewed by the
+ * watchdog) until the adapter reports its response complete through the verdict's {@link AfterResponse}, which
+ * returns the permits of all the request's concurrency limits in one more store call. A shadowed one never
+ * refuses and holds a permit only when one was free.
  *
  * <p>When the store cannot be asked (failure, or the breaker skips it), the request is refused with 503
  * and {@code Retry-After} if any of its policies says {@code on-redis-failure=deny}, else admitted without
@@ -98,6 +106,7 @@ public final class RateLimitGate {
         List<LimitCall> calls = new ArrayList<>(candidates.size());
         List<String> decided = new ArrayList<>(candidates.size());
         String method = request.method();
+        String permitId = null;
         for (Policy candidate : candidates) {
             PolicyConfig policy = candidate.config();
             if (!policy.enabled() || !policy.appliesTo(method) || ChargedPolicies.contains(charged, policy.name())) {
@@ -112,11 +121,22 @@ public final class RateLimitGate {
             if (rawKey != null && policy.limitsRate()) {
                 calls.add(new LimitCall(policy, rawKey, policy.cost(), before(policy)));
             }
+            if (rawKey != null && policy.limitsConcurrency()) {
+                permitId = permitId == null ? engine.newPermitId() : permitId;
+                calls.add(LimitCall.concurrency(policy, rawKey, policy.mode() == PolicyMode.SHADOW
+                        ? ChargeMode.SHADOW_CONCURRENCY : ChargeMode.CONCURRENCY, permitId));
+            }
         }
         if (decided.isEmpty()) {
             return Verdict.NOTHING_TO_CHECK;
         }
-        return check(calls).after(chargeAfterResponse(calls)).recording(ChargedPolicies.with(charged, decided));
+        Verdict verdict = check(calls);
+        IntConsumer charge = chargeAfterResponse(calls);
+        AfterResponse after = verdict.afterResponse();
+        if (charge != null) {
+            after = after.isEmpty() ? AfterResponse.of(charge) : after.and(charge);
+        }
+        return verdict.after(after).recording(ChargedPolicies.with(charged, decided));
     }
 
     /**
@@ -166,10 +186,10 @@ public final class RateLimitGate {
      * only when the status counts for at least one of them. When the store cannot be asked then, the charge is
      * lost (counted as a Redis error of the policy); the request already had its answer.
      */
-    private AfterResponse chargeAfterResponse(List<LimitCall> calls) {
+    private IntConsumer chargeAfterResponse(List<LimitCall> calls) {
         List<LimitCall> counted = null;
         for (LimitCall call : calls) {
-            if (!call.policy().count().all()) {
+            if (!call.mode().concurrency() && !call.policy().count().all()) {
                 if (counted == null) {
                     counted = new ArrayList<>(1);
                 }
@@ -177,10 +197,10 @@ public final class RateLimitGate {
             }
         }
         if (counted == null) {
-            return AfterResponse.NONE;
+            return null;
         }
         List<LimitCall> charges = List.copyOf(counted);
-        return AfterResponse.of(status -> {
+        return status -> {
             List<LimitCall> due = new ArrayList<>(charges.size());
             for (LimitCall charge : charges) {
                 if (charge.policy().count().counts(status)) {
@@ -194,7 +214,30 @@ public final class RateLimitGate {
                     // counted by the engine; the response is already on its way
                 }
             }
-        });
+        };
+    }
+
+    /**
+     * The permits an admitted request took, held (renewed) until its response completes: those of its enforced
+     * concurrency limits, and of its shadowed ones that found a permit free. Nothing when none was taken.
+     */
+    private AfterResponse holdPermits(List<LimitCall> calls, List<RateLimitDecision> decisions) {
+        List<LimitCall> taken = null;
+        for (int i = 0; i < calls.size(); i++) {
+            LimitCall call = calls.get(i);
+            if (call.mode() == ChargeMode.CONCURRENCY
+                    || (call.mode() == ChargeMode.SHADOW_CONCURRENCY && decisions.get(i).allowed())) {
+                if (taken == null) {
+                    taken = new ArrayList<>(1);
+                }
+                taken.add(call);
+            }
+        }
+        if (taken == null) {
+            return AfterResponse.NONE;
+        }
+        HeldPermits held = engine.hold(taken);
+        return AfterResponse.of(status -> held.release());
     }
 
     /** Decides the calls in one engine call, applying {@code on-redis-failure} when the store cannot be asked. */
@@ -220,7 +263,10 @@ public final class RateLimitGate {
                 denied |= !decisions.get(i).allowed();
             }
         }
-        return new Verdict(denied ? Verdict.Outcome.DENIED : Verdict.Outcome.ALLOWED, deciding, 0, headerMode);
+        if (denied) {
+            return new Verdict(Verdict.Outcome.DENIED, deciding, 0, headerMode);
+        }
+        return new Verdict(Verdict.Outcome.ALLOWED, deciding, 0, headerMode).after(holdPermits(calls, decisions));
     }
 
     private Verdict unavailable(List<LimitCall> calls) {

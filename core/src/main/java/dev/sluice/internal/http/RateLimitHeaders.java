@@ -24,6 +24,10 @@ import java.util.List;
  * (= {@code r}) and {@code X-RateLimit-Reset} (seconds until the bucket is full). Every number stays within the
  * 15 digits of a Structured Fields Integer because configuration refuses larger buckets.
  *
+ * <p>A concurrency limit ({@code sluice.limit.<policy>.concurrency}) is described with the draft's quota unit
+ * for requests in flight and no window: {@code RateLimit-Policy: "reports";q=4;qu="concurrent-requests"},
+ * {@code r} being the free permits.
+ *
  * <p>Allowed responses describe the policy with the fewest remaining tokens. Denied responses describe
  * the denying policy with the longest wait and always carry {@code Retry-After} (whole seconds, rounded
  * up, at least 1, so never earlier than the next token and never before {@code t}), whatever
@@ -126,7 +130,8 @@ public final class RateLimitHeaders {
     private static void describe(RateLimitDecision d, HeaderMode mode, List<Header> out) {
         if (mode == HeaderMode.IETF || mode == HeaderMode.BOTH) {
             String name = sfString(d.policy());
-            out.add(new Header(RATE_LIMIT_POLICY, name + ";q=" + d.limit() + ";w=" + d.windowSeconds()));
+            out.add(new Header(RATE_LIMIT_POLICY, name + ";q=" + d.limit()
+                    + (d.concurrent() ? ";qu=\"concurrent-requests\"" : ";w=" + d.windowSeconds())));
             out.add(new Header(RATE_LIMIT, name + ";r=" + d.remaining()
                     + (d.never() ? "" : ";t=" + ceilSeconds(d.retryAfterMillis()))));
         }

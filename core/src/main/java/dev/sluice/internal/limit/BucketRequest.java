@@ -5,13 +5,45 @@ import java.util.List;
 /**
  * One policy's bucket for one key, as the store sees it: the Redis key of its first bandwidth (further
  * bandwidths append {@code :1}, {@code :2}, ... and share the hash tag), the cost, each bandwidth's
- * emission interval and capacity, and how the policy takes part in the decision. Immutable.
+ * emission interval and capacity, and how the policy takes part in the decision. A concurrency limit
+ * ({@link ChargeMode#concurrency()}) has a permit set instead: {@code key} is the set, {@code cost} 1, no
+ * bandwidths, and {@code permit} says how many permits, for how long, under which id. Immutable.
  */
-public record BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode) {
+public record BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode, Permit permit) {
+
+    /** A rate policy's buckets in {@code mode}. */
+    public BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode) {
+        this(key, cost, limits, mode, null);
+    }
 
     /** An {@link ChargeMode#ENFORCE enforced} bucket. */
     public BucketRequest(String key, long cost, List<Limit> limits) {
         this(key, cost, limits, ChargeMode.ENFORCE);
+    }
+
+    /**
+     * A concurrency limit's permit set.
+     *
+     * @param mode {@link ChargeMode#CONCURRENCY} or {@link ChargeMode#SHADOW_CONCURRENCY}
+     */
+    public static BucketRequest permits(String key, ChargeMode mode, Permit permit) {
+        return new BucketRequest(key, 1, List.of(), mode, permit);
+    }
+
+    /**
+     * What a concurrency limit asks of its permit set.
+     *
+     * @param permits     requests of the key allowed in flight at once, {@code >= 1}
+     * @param leaseMillis how long the permit is held unless renewed (Redis clock), {@code >= 1}
+     * @param id          the permit's id, the same for every concurrency policy of one request
+     */
+    public record Permit(int permits, long leaseMillis, String id) {
+
+        public Permit {
+            if (permits < 1 || leaseMillis < 1 || id == null || id.isEmpty()) {
+                throw new IllegalArgumentException(permits + " permits, lease " + leaseMillis + " ms, id " + id);
+            }
+        }
     }
 
     /**
@@ -42,8 +74,13 @@ public record BucketRequest(String key, long cost, List<Limit> limits, ChargeMod
     public BucketRequest {
         limits = List.copyOf(limits);
         java.util.Objects.requireNonNull(mode, "mode");
-        if (cost < 1 || limits.isEmpty()) {
-            throw new IllegalArgumentException("cost " + cost + " with " + limits.size() + " bandwidths");
+        if (mode.concurrency()) {
+            if (permit == null || cost != 1 || !limits.isEmpty()) {
+                throw new IllegalArgumentException(mode + " needs a permit, cost 1 and no bandwidth");
+            }
+        } else if (permit != null || cost < 1 || limits.isEmpty()) {
+            throw new IllegalArgumentException("cost " + cost + " with " + limits.size() + " bandwidths"
+                    + (permit == null ? "" : " and a permit in mode " + mode));
         }
     }
 

@@ -24,6 +24,12 @@ final class Gcra {
 
         /** Stores {@code tat}; it expires at {@code tat}, {@code now} being the decision's clock. */
         void write(String key, Tat tat, long now);
+
+        /**
+         * The permit set of a concurrency limit: permit id to the millisecond its lease runs out; the live map,
+         * which the decision changes in place (an absent set reads as empty, and is kept once written to).
+         */
+        java.util.Map<String, Long> permits(String key);
     }
 
     /** One bandwidth during a decision; times in its units, relative to now. */
@@ -83,9 +89,21 @@ final class Gcra {
         boolean[] never = new boolean[n];
         long[] waits = new long[n];
         boolean allOk = true;
+        long nowMillis = Math.floorDiv(now, 1000L);
         for (int p = 0; p < n; p++) {
             BucketRequest request = requests.get(p);
             long cost = request.cost();
+            if (request.permit() != null) {
+                java.util.Map<String, Long> set = buckets.permits(request.key());
+                set.values().removeIf(expires -> expires <= nowMillis);
+                ok[p] = set.size() < request.permit().permits();
+                if (!ok[p]) {
+                    waits[p] = (java.util.Collections.min(set.values()) - nowMillis) * 1000;
+                }
+                state[p] = new Bucket[0];
+                allOk &= ok[p] || !request.mode().decides();
+                continue;
+            }
             List<BucketRequest.Limit> limits = request.limits();
             state[p] = new Bucket[limits.size()];
             ok[p] = true;
@@ -113,6 +131,12 @@ final class Gcra {
 
         List<BucketOutcome> outcomes = new ArrayList<>(n);
         for (int p = 0; p < n; p++) {
+            BucketRequest request = requests.get(p);
+            if (request.permit() != null) {
+                boolean taken = allOk && (request.mode() == ChargeMode.CONCURRENCY || ok[p]);
+                outcomes.add(permitOutcome(request, buckets.permits(request.key()), ok[p], waits[p], taken, nowMillis));
+                continue;
+            }
             long remaining = Long.MAX_VALUE;
             int tightest = 0;
             long reset = 0;
@@ -123,6 +147,7 @@ final class Gcra {
                 case SHADOW -> ok[p];
                 case CHECK, SHADOW_CHECK -> false;
                 case CHARGE -> true;
+                case CONCURRENCY, SHADOW_CONCURRENCY -> throw new IllegalArgumentException(mode + " without permit");
             };
             for (int b = 0; b < state[p].length; b++) {
                 Bucket bucket = state[p][b];
@@ -144,5 +169,24 @@ final class Gcra {
             outcomes.add(new BucketOutcome(ok[p], remaining, tightest, wait, reset));
         }
         return outcomes;
+    }
+
+    /** A concurrency limit's reply, as {@code permit_reply} in the script; takes the permit when {@code taken}. */
+    private static BucketOutcome permitOutcome(BucketRequest request, java.util.Map<String, Long> set, boolean ok,
+                                               long wait, boolean taken, long nowMillis) {
+        BucketRequest.Permit permit = request.permit();
+        if (taken) {
+            set.put(permit.id(), nowMillis + permit.leaseMillis());
+        }
+        long reset = 0;
+        if (!set.isEmpty()) {
+            long earliest = java.util.Collections.min(set.values());
+            long latest = java.util.Collections.max(set.values());
+            if (ok && set.size() >= permit.permits()) {
+                wait = (earliest - nowMillis) * 1000;
+            }
+            reset = (latest - nowMillis) * 1000;
+        }
+        return new BucketOutcome(ok, Math.max(0, permit.permits() - set.size()), 0, wait, reset);
     }
 }

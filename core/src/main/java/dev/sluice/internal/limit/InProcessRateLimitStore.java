@@ -23,6 +23,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     }
 
     private final Map<String, Entry> buckets = new ConcurrentHashMap<>();
+    /** Concurrency limits' permit sets: permit id to the millisecond its lease runs out; guarded by {@link #lock}. */
+    private final Map<String, Map<String, Long>> permitSets = new java.util.HashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final LongSupplier microsClock;
     private int sinceSweep;
@@ -61,7 +63,54 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 public void write(String key, Gcra.Tat tat, long at) {
                     buckets.put(key, new Entry(tat, expiry(tat, at)));
                 }
+
+                @Override
+                public Map<String, Long> permits(String key) {
+                    return permitSets.computeIfAbsent(key, k -> new java.util.HashMap<>());
+                }
             });
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int release(List<String> keys, String permitId) {
+        lock.lock();
+        try {
+            long nowMillis = Math.floorDiv(microsClock.getAsLong(), 1000L);
+            int held = 0;
+            for (String key : keys) {
+                Map<String, Long> set = permitSets.get(key);
+                Long expires = set == null ? null : set.remove(permitId);
+                if (expires != null && expires > nowMillis) {
+                    held++;
+                }
+                if (set != null && set.isEmpty()) {
+                    permitSets.remove(key);
+                }
+            }
+            return held;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean renew(String key, String permitId, long leaseMillis) {
+        lock.lock();
+        try {
+            long nowMillis = Math.floorDiv(microsClock.getAsLong(), 1000L);
+            Map<String, Long> set = permitSets.get(key);
+            Long expires = set == null ? null : set.get(permitId);
+            if (expires == null || expires <= nowMillis) {
+                if (set != null) {
+                    set.remove(permitId);
+                }
+                return false;
+            }
+            set.put(permitId, nowMillis + leaseMillis);
+            return true;
         } finally {
             lock.unlock();
         }
@@ -80,6 +129,14 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 it.remove();
             }
         }
+        long nowMillis = Math.floorDiv(now, 1000L);
+        for (Iterator<Map<String, Long>> it = permitSets.values().iterator(); it.hasNext();) {
+            Map<String, Long> set = it.next();
+            set.values().removeIf(expires -> expires <= nowMillis);
+            if (set.isEmpty()) {
+                it.remove();
+            }
+        }
     }
 
     /** Number of buckets held, expired ones not yet swept included (for tests). */
@@ -90,5 +147,11 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     @Override
     public void close() {
         buckets.clear();
+        lock.lock();
+        try {
+            permitSets.clear();
+        } finally {
+            lock.unlock();
+        }
     }
 }

@@ -29,8 +29,26 @@ public final class RateLimitEngine {
      * @param rawKey the key material as derived from the request (escaped here, never used verbatim)
      * @param cost   tokens to take, {@code >= 1}
      * @param mode   how the policy takes part in the decision
+     * @param permitId for a {@link ChargeMode#concurrency() concurrency} call, the id the request's permits are
+     *                 held under (the same for every concurrency policy of one request); else null
      */
-    public record LimitCall(PolicyConfig policy, String rawKey, long cost, ChargeMode mode) {
+    public record LimitCall(PolicyConfig policy, String rawKey, long cost, ChargeMode mode, String permitId) {
+
+        public LimitCall {
+            if (mode.concurrency() != (permitId != null) || (mode.concurrency() && !policy.limitsConcurrency())) {
+                throw new IllegalArgumentException(mode + " for policy " + policy.name() + ", permit id " + permitId);
+            }
+        }
+
+        /** A rate call in {@code mode}. */
+        public LimitCall(PolicyConfig policy, String rawKey, long cost, ChargeMode mode) {
+            this(policy, rawKey, cost, mode, null);
+        }
+
+        /** The concurrency call of {@code policy}, in {@code mode}, for the request's {@code permitId}. */
+        public static LimitCall concurrency(PolicyConfig policy, String rawKey, ChargeMode mode, String permitId) {
+            return new LimitCall(policy, rawKey, 1, mode, permitId);
+        }
 
         /** An {@link ChargeMode#ENFORCE enforced} call. */
         public LimitCall(PolicyConfig policy, String rawKey, long cost) {
@@ -44,6 +62,9 @@ public final class RateLimitEngine {
     private final CircuitBreaker breaker;
     private final DenyCache denials;
     private final ShadowLog shadowLog;
+    private final java.util.function.Supplier<dev.sluice.internal.lock.Watchdog> watchdog;
+    private final String nodeId = Long.toHexString(new java.security.SecureRandom().nextLong());
+    private final java.util.concurrent.atomic.AtomicLong permits = new java.util.concurrent.atomic.AtomicLong();
 
     /** An engine with a breaker of its own and no deny cache, whose counts are published nowhere (tests, benchmarks). */
     public RateLimitEngine(RateLimitStore store, String keyPrefix) {
@@ -58,11 +79,27 @@ public final class RateLimitEngine {
      */
     public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
                            DenyCache denials) {
-        this(store, keyPrefix, metrics, breaker, denials, new ShadowLog(System::nanoTime));
+        this(store, keyPrefix, metrics, breaker, denials, OwnWatchdog::get);
+    }
+
+    /**
+     * @param watchdog renews the permits of requests in flight under concurrency limits; asked on the first
+     *                 such permit
+     */
+    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
+                           DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lock.Watchdog> watchdog) {
+        this(store, keyPrefix, metrics, breaker, denials, watchdog, new ShadowLog(System::nanoTime));
     }
 
     RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
                     DenyCache denials, ShadowLog shadowLog) {
+        this(store, keyPrefix, metrics, breaker, denials, OwnWatchdog::get, shadowLog);
+    }
+
+    private RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
+                            DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lock.Watchdog> watchdog,
+                            ShadowLog shadowLog) {
+        this.watchdog = watchdog;
         this.store = store;
         this.keyPrefix = keyPrefix;
         this.metrics = metrics;
@@ -74,6 +111,29 @@ public final class RateLimitEngine {
     /** The Redis key of a policy's bucket for {@code rawKey}: {@code <prefix>:rl:{<policy>:<material>}}. */
     public String bucketKey(String policy, String rawKey) {
         return keyPrefix + ":rl:{" + policy + ':' + KeyMaterial.of(rawKey) + '}';
+    }
+
+    /**
+     * The Redis key of a concurrency limit's permit set for {@code rawKey}:
+     * {@code <prefix>:cc:{<policy>:<material>}}, a sorted set of permit ids scored by lease expiry.
+     */
+    public String permitKey(String policy, String rawKey) {
+        return keyPrefix + ":cc:{" + policy + ':' + KeyMaterial.of(rawKey) + '}';
+    }
+
+    /** A permit id unique to one request: this engine's random node id and a counter. */
+    public String newPermitId() {
+        return nodeId + ':' + Long.toHexString(permits.incrementAndGet());
+    }
+
+    /**
+     * Keeps the permits a request took (the admitted concurrency calls of {@link #decide(List)}): renewed every
+     * third of their lease until {@link HeldPermits#release()}.
+     *
+     * @param calls the request's concurrency calls that took a permit, all with the same permit id
+     */
+    public HeldPermits hold(List<LimitCall> calls) {
+        return HeldPermits.hold(this, calls, watchdog);
     }
 
     /**
@@ -95,7 +155,7 @@ public final class RateLimitEngine {
         }
         String[] keys = new String[calls.size()];
         for (int i = 0; i < keys.length; i++) {
-            keys[i] = bucketKey(calls.get(i).policy().name(), calls.get(i).rawKey());
+            keys[i] = key(calls.get(i));
         }
         List<RateLimitDecision> refusedLocally = refusedLocally(calls, keys);
         if (refusedLocally != null) {
@@ -108,6 +168,11 @@ public final class RateLimitEngine {
         List<BucketRequest> requests = new ArrayList<>(calls.size());
         for (int i = 0; i < keys.length; i++) {
             LimitCall call = calls.get(i);
+            if (call.mode().concurrency()) {
+                requests.add(BucketRequest.permits(keys[i], call.mode(), new BucketRequest.Permit(
+                        call.policy().concurrency(), call.policy().concurrencyLeaseMillis(), call.permitId())));
+                continue;
+            }
             List<BucketRequest.Limit> limits = new ArrayList<>(call.policy().bandwidths().size());
             for (Bandwidth bandwidth : call.policy().bandwidths()) {
                 limits.add(new BucketRequest.Limit(bandwidth.intervalUnits(), bandwidth.unitsPerMicro(),
@@ -138,11 +203,14 @@ public final class RateLimitEngine {
         List<RateLimitDecision> decisions = new ArrayList<>(calls.size());
         boolean admitted = true;
         for (int i = 0; i < calls.size(); i++) {
-            RateLimitDecision decision = toDecision(calls.get(i).policy(), outcomes.get(i));
+            boolean concurrency = calls.get(i).mode().concurrency();
+            RateLimitDecision decision = concurrency ? toConcurrencyDecision(calls.get(i).policy(), outcomes.get(i))
+                    : toDecision(calls.get(i).policy(), outcomes.get(i));
             boolean decides = calls.get(i).mode().decides();
             admitted &= decision.allowed() || !decides;
             decisions.add(decision);
-            if (!decision.allowed() && decides) {
+            // A permit can come back any moment (a request elsewhere completes): such refusals are not remembered.
+            if (!decision.allowed() && decides && !concurrency) {
                 denials.remember(keys[i], calls.get(i).policy().bandwidths(), calls.get(i).cost(), decision);
             }
         }
@@ -154,7 +222,7 @@ public final class RateLimitEngine {
         List<RateLimitDecision> refusals = null;
         for (int i = 0; i < keys.length; i++) {
             LimitCall call = calls.get(i);
-            if (!call.mode().decides()) {
+            if (!call.mode().decides() || call.mode().concurrency()) {
                 continue;
             }
             RateLimitDecision refusal = denials.refusal(keys[i], call.policy().bandwidths(), call.cost());
@@ -172,9 +240,10 @@ public final class RateLimitEngine {
     /**
      * What each policy of a decided request counts (the meanings users read are in {@code docs/observability.md}):
      * <ul>
-     *   <li>a deciding policy ({@link ChargeMode#ENFORCE}, {@link ChargeMode#CHECK}) that refused the request,
-     *       {@code denied};</li>
-     *   <li>a shadowed one ({@link ChargeMode#SHADOW}, {@link ChargeMode#SHADOW_CHECK}) that would have refused it,
+     *   <li>a deciding policy ({@link ChargeMode#ENFORCE}, {@link ChargeMode#CHECK}, {@link ChargeMode#CONCURRENCY})
+     *       that refused the request, {@code denied};</li>
+     *   <li>a shadowed one ({@link ChargeMode#SHADOW}, {@link ChargeMode#SHADOW_CHECK},
+     *       {@link ChargeMode#SHADOW_CONCURRENCY}) that would have refused it,
      *       {@code wouldDeny} (and the {@link ShadowLog} hears of it), never {@code denied};</li>
      *   <li>any of these that admitted it, {@code allowed}, but only when the whole request was admitted: a
      *       policy that would have admitted a request another policy refused counts neither (an enforced one
@@ -182,29 +251,36 @@ public final class RateLimitEngine {
      *       after the response counting on its own;</li>
      *   <li>a {@link ChargeMode#CHARGE} call (after a response whose status counts), {@code chargedAfterResponse}.</li>
      * </ul>
+     * A policy with a rate and a concurrency limit makes two calls and counts once per request.
      */
     private void count(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
+        // A policy with a rate and a concurrency limit has two calls, and counts the request once: denied when
+        // either refused it.
+        java.util.Set<String> counted = new java.util.HashSet<>();
         for (int i = 0; i < calls.size(); i++) {
             LimitCall call = calls.get(i);
-            PolicyMetrics counters = metrics.policy(call.policy().name());
+            String name = call.policy().name();
+            PolicyMetrics counters = metrics.policy(name);
             boolean allowed = decisions.get(i).allowed();
             switch (call.mode()) {
                 case CHARGE -> counters.chargedAfterResponse();
-                case SHADOW, SHADOW_CHECK -> {
-                    if (!allowed) {
+                case SHADOW, SHADOW_CHECK, SHADOW_CONCURRENCY -> {
+                    if (!allowed && counted.add(name)) {
                         counters.wouldDeny();
-                        shadowLog.wouldDeny(call.policy().name(), call.rawKey());
-                    } else if (admitted) {
-                        counters.allowed();
+                        shadowLog.wouldDeny(name, call.rawKey());
                     }
                 }
-                case ENFORCE, CHECK -> {
-                    if (!allowed) {
+                default -> {
+                    if (!allowed && counted.add(name)) {
                         counters.denied();
-                    } else if (admitted) {
-                        counters.allowed();
                     }
                 }
+            }
+        }
+        for (int i = 0; admitted && i < calls.size(); i++) {
+            LimitCall call = calls.get(i);
+            if (call.mode() != ChargeMode.CHARGE && decisions.get(i).allowed() && counted.add(call.policy().name())) {
+                metrics.policy(call.policy().name()).allowed();
             }
         }
     }
@@ -244,6 +320,45 @@ public final class RateLimitEngine {
         }
         return RateLimitDecision.of(policy.name(), outcome.allowed(), Math.max(0, outcome.remaining()),
                 tightest.capacity(), tightest.windowSeconds(), retryMillis, ceilMillis(outcome.resetMicros()));
+    }
+
+    /**
+     * A concurrency limit's decision. Its wait is capped at {@link #CONCURRENCY_RETRY_MILLIS}: a permit comes back
+     * whenever a request in flight completes, which nobody can foresee; the earliest lease's end the store reports
+     * bounds the wait only when a holder died.
+     */
+    private static RateLimitDecision toConcurrencyDecision(PolicyConfig policy, BucketOutcome outcome) {
+        long wait = Math.min(ceilMillis(Math.max(0, outcome.waitMicros())), CONCURRENCY_RETRY_MILLIS);
+        if (!outcome.allowed()) {
+            wait = Math.max(1, wait);
+        }
+        return RateLimitDecision.ofConcurrency(policy.name(), outcome.allowed(), Math.max(0, outcome.remaining()),
+                policy.concurrency(), wait, ceilMillis(outcome.resetMicros()));
+    }
+
+    /** The longest wait a concurrency limit's decision tells: {@code Retry-After: 1}. */
+    static final long CONCURRENCY_RETRY_MILLIS = 1000;
+
+    private String key(LimitCall call) {
+        return call.mode().concurrency() ? permitKey(call.policy().name(), call.rawKey())
+                : bucketKey(call.policy().name(), call.rawKey());
+    }
+
+    /** Returns permits in one store call, through the breaker (skipped while it is open: the leases run out). */
+    int release(List<String> keys, String permitId) {
+        long ticket = breaker.enter();
+        if (ticket == CircuitBreaker.REFUSED) {
+            throw StoreUnavailableException.skipped(breaker.millisUntilProbe());
+        }
+        try {
+            int held = store.release(keys, permitId);
+            breaker.onSuccess(ticket);
+            return held;
+        } catch (StoreUnavailableException e) {
+            breaker.onFailure(ticket, e);
+            metrics.redis().failed(e);
+            throw e;
+        }
     }
 
     private static long ceilMillis(long micros) {

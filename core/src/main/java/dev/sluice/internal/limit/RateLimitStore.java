@@ -21,6 +21,25 @@ public interface RateLimitStore extends AutoCloseable {
      */
     List<BucketOutcome> consume(List<BucketRequest> requests);
 
+    /**
+     * Returns the permits of concurrency limits that {@code permitId} holds in the permit sets {@code keys}
+     * (taken by {@link #consume} in a {@link ChargeMode#concurrency() concurrency mode}): Redis, one round trip
+     * (in Cluster mode, one per hash slot).
+     *
+     * @return how many of them were still held; an expired one may have been reclaimed already
+     * @throws StoreUnavailableException when the store cannot be reached (the permits then run out with their lease)
+     */
+    int release(List<String> keys, String permitId);
+
+    /**
+     * Sets the remaining lease of {@code permitId}'s permit in {@code key} to {@code leaseMillis}, if it has not
+     * run out.
+     *
+     * @return false when the permit had run out (it is gone, and may count for another request)
+     * @throws StoreUnavailableException when the store cannot be reached
+     */
+    boolean renew(String key, String permitId, long leaseMillis);
+
     @Override
     void close();
 }

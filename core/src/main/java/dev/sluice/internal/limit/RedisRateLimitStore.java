@@ -31,6 +31,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     private final ScriptExecutor executor;
     private final LuaScript script;
+    private final LuaScript releaseScript;
+    private final LuaScript renewScript;
     private final boolean cluster;
     private final Runnable discardIdleConnections;
     private final CallCombiner<ScriptCall, Object> combiner;
@@ -58,8 +60,21 @@ public final class RedisRateLimitStore implements RateLimitStore {
      */
     public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, RedisSettings.Mode mode,
             Runnable discardIdleConnections, int senders, int batch) {
+        this(executor, script, LuaScript.bundled("concurrency-release"), LuaScript.bundled("semaphore-extend"), mode,
+                discardIdleConnections, senders, batch);
+    }
+
+    /**
+     * @param script        {@code gcra.lua}, the decision
+     * @param releaseScript {@code concurrency-release.lua}, which returns a request's permits
+     * @param renewScript   {@code semaphore-extend.lua}, which renews a permit's lease
+     */
+    public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, LuaScript releaseScript,
+            LuaScript renewScript, RedisSettings.Mode mode, Runnable discardIdleConnections, int senders, int batch) {
         this.executor = executor;
         this.script = script;
+        this.releaseScript = releaseScript;
+        this.renewScript = renewScript;
         this.cluster = mode == RedisSettings.Mode.CLUSTER;
         this.discardIdleConnections = discardIdleConnections;
         this.combiner = cluster || senders == 0 ? null : new CallCombiner<>(senders, batch, this::send);
@@ -89,10 +104,46 @@ public final class RedisRateLimitStore implements RateLimitStore {
         return List.of(outcomes);
     }
 
+    @Override
+    public int release(List<String> keys, String permitId) {
+        if (keys.isEmpty()) {
+            return 0;
+        }
+        Map<Integer, List<String>> bySlot = new LinkedHashMap<>();
+        for (String key : keys) {
+            bySlot.computeIfAbsent(cluster ? JedisClusterCRC16.getSlot(key) : 0, s -> new ArrayList<>()).add(key);
+        }
+        int held = 0;
+        for (List<String> slotKeys : bySlot.values()) {
+            held += Math.toIntExact((Long) other(releaseScript, slotKeys, List.of(permitId)));
+        }
+        return held;
+    }
+
+    @Override
+    public boolean renew(String key, String permitId, long leaseMillis) {
+        return (Long) other(renewScript, List.of(key), List.of(permitId, Long.toString(leaseMillis))) == 1L;
+    }
+
+    /** One call of a script other than {@code gcra.lua}, on its own (never combined), failures mapped alike. */
+    private Object other(LuaScript other, List<String> keys, List<String> args) {
+        try {
+            return evalRetryingABrokenConnection(other, keys, args);
+        } catch (JedisDataException e) {
+            throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
+                    + ") failed in Redis: " + e.getMessage(), e);
+        } catch (JedisException e) {
+            throw new StoreUnavailableException("Redis concurrency-limit call failed: " + e.getMessage(), e);
+        } catch (ClassCastException e) {
+            throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
+                    + ") answered in a shape Sluice does not read", e);
+        }
+    }
+
     private List<BucketOutcome> call(List<BucketRequest> requests) {
         Object reply;
         try {
-            reply = combiner == null ? evalRetryingABrokenConnection(keys(requests), args(requests))
+            reply = combiner == null ? evalRetryingABrokenConnection(script, keys(requests), args(requests))
                     : combiner.call(new ScriptCall(keys(requests), args(requests)));
         } catch (JedisDataException e) {
             // Redis answered with an error: the script failed, typically an operator's replacement. Naming it
@@ -114,6 +165,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
     static List<String> keys(List<BucketRequest> requests) {
         List<String> keys = new ArrayList<>();
         for (BucketRequest request : requests) {
+            if (request.permit() != null) {
+                keys.add(request.key());
+            }
             for (int b = 0; b < request.limits().size(); b++) {
                 keys.add(request.key(b));
             }
@@ -123,7 +177,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     /**
      * {@code ARGV} of {@code gcra.lua}: count, then per request its mode, cost, bandwidth count, and per bandwidth its
-     * interval in its units, units per microsecond, capacity.
+     * interval in its units, units per microsecond, capacity (a concurrency limit: one such triple of permits,
+     * lease in milliseconds, permit id).
      */
     static List<String> args(List<BucketRequest> requests) {
         List<String> args = new ArrayList<>();
@@ -131,6 +186,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
         for (BucketRequest request : requests) {
             args.add(Integer.toString(request.mode().code()));
             args.add(Long.toString(request.cost()));
+            if (request.permit() != null) {
+                args.add("1");
+                args.add(Integer.toString(request.permit().permits()));
+                args.add(Long.toString(request.permit().leaseMillis()));
+                args.add(request.permit().id());
+                continue;
+            }
             args.add(Integer.toString(request.limits().size()));
             for (BucketRequest.Limit limit : request.limits()) {
                 args.add(Long.toString(limit.intervalUnits()));
@@ -148,7 +210,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
      * rare case where Redis ran the script and then the connection broke; for a rate limit that errs on the
      * safe side.
      */
-    private Object evalRetryingABrokenConnection(List<String> keys, List<String> args) {
+    private Object evalRetryingABrokenConnection(LuaScript script, List<String> keys, List<String> args) {
         try {
             return executor.eval(script, keys, args);
         } catch (JedisConnectionException e) {
@@ -168,7 +230,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
         if (batch.size() == 1) {
             CallCombiner.Call<ScriptCall, Object> only = batch.get(0);
             try {
-                only.complete(evalRetryingABrokenConnection(only.request().keys(), only.request().args()));
+                only.complete(evalRetryingABrokenConnection(script, only.request().keys(), only.request().args()));
             } catch (JedisDataException answeredWithAnError) {
                 only.fail(answeredWithAnError);
             }

@@ -150,6 +150,33 @@ public final class Watchdog implements AutoCloseable {
         return renewal;
     }
 
+    /**
+     * Renews a lease held outside this package (the permits of a request in flight under a concurrency limit)
+     * every third of {@code leaseMillis}, counted from now, until the returned action is run or {@code renew}
+     * reports the lease gone.
+     *
+     * @param renew       one renewal in the store to the given lease: true when confirmed, false when the lease is
+     *                    gone; a {@code RuntimeException} (store unreachable) is retried at the next period
+     * @param description for the log, such as {@code a permit of concurrency limit 'reports'}
+     * @return stops the renewals (idempotent)
+     */
+    public Runnable keep(long leaseMillis, java.util.function.LongPredicate renew, String description) {
+        long started = clock.getAsLong();
+        Lease lease = new Lease(clock, started, leaseMillis, m -> m, () -> { });
+        Renewal renewal = watch(lease, started, new Renewable() {
+            @Override
+            public boolean renew(long millis) {
+                return renew.test(millis);
+            }
+
+            @Override
+            public String describe() {
+                return description;
+            }
+        });
+        return renewal::cancel;
+    }
+
     private static long periodNanos(Lease lease) {
         return TimeUnit.MILLISECONDS.toNanos(Math.max(1, lease.millis() / 3));
     }

@@ -52,8 +52,10 @@ final class RuntimeSummary {
      */
     static String policy(PolicyConfig policy) {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
-        return policy.name() + "(" + rates + ", key=" + policy.key() + (policy.paths().isEmpty() ? "" : ", paths="
-                + policy.paths()) + (policy.mode() == PolicyMode.SHADOW ? ", mode=shadow" : "")
+        String concurrency = policy.limitsConcurrency() ? (rates.isEmpty() ? "" : ", ") + "concurrency="
+                + policy.concurrency() + " lease " + policy.concurrencyLeaseMillis() + "ms" : "";
+        return policy.name() + "(" + rates + concurrency + ", key=" + policy.key() + (policy.paths().isEmpty() ? ""
+                : ", paths=" + policy.paths()) + (policy.mode() == PolicyMode.SHADOW ? ", mode=shadow" : "")
                 + (policy.count().all() ? "" : ", count=" + policy.count()) + exempt(policy.exempt())
                 + (policy.enabled() ? "" : ", disabled") + ")";
     }

@@ -15,6 +15,7 @@ import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.internal.lock.LockService;
 import dev.sluice.internal.lock.LockServices;
+import dev.sluice.internal.lock.Watchdog;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -45,6 +46,7 @@ public final class SluiceRuntime implements AutoCloseable {
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile LockService locks;
+    private volatile Watchdog permitWatchdog;
 
     private SluiceRuntime(SluiceConfig config, RedisConnector connector, ScriptExecutor scripts, RateLimitStore store,
                           SluiceMetrics metrics) {
@@ -56,7 +58,7 @@ public final class SluiceRuntime implements AutoCloseable {
                 System::nanoTime, describe(config.redis()));
         metrics.register(config);
         this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics, breaker,
-                new DenyCache(config.denyCacheSize(), System::nanoTime));
+                new DenyCache(config.denyCacheSize(), System::nanoTime), this::permitWatchdog);
         // First in, so closed last: whatever the others count while closing is still published until then.
         closeables.add(metrics);
         if (connector != null) {
@@ -96,12 +98,15 @@ public final class SluiceRuntime implements AutoCloseable {
                     SluiceMetrics.start(app, config.redis())), application);
         }
         LuaScript gcra = script(config, "gcra");
+        LuaScript release = script(config, "concurrency-release");
+        LuaScript renew = script(config, "semaphore-extend");
         RedisConnector connector = RedisConnector.connect(config.redis());
         try {
             ScriptExecutor executor = ScriptExecutor.of(connector);
-            executor.preload(List.of(gcra));
+            executor.preload(List.of(gcra, release, renew));
             return started(new SluiceRuntime(config, connector, executor,
-                    new RedisRateLimitStore(executor, gcra, config.redis().mode(), connector::discardIdleConnections,
+                    new RedisRateLimitStore(executor, gcra, release, renew, config.redis().mode(),
+                            connector::discardIdleConnections,
                             config.redis().pipelining() ? RedisRateLimitStore.DEFAULT_SENDERS : 0,
                             RedisRateLimitStore.DEFAULT_BATCH),
                     SluiceMetrics.start(app, config.redis())), application);
@@ -206,6 +211,26 @@ public final class SluiceRuntime implements AutoCloseable {
      */
     public ConfigReloads reloads() {
         return reloads;
+    }
+
+    /**
+     * The watchdog that renews the permits of requests in flight under concurrency limits, created on first use
+     * (from a request thread, so that it finds the server's managed scheduler) and closed with this runtime. Not
+     * the locks' one, so that concurrency limits start no lock service.
+     */
+    private Watchdog permitWatchdog() {
+        Watchdog w = permitWatchdog;
+        if (w == null) {
+            synchronized (closeables) {
+                w = permitWatchdog;
+                if (w == null) {
+                    w = Watchdog.create(System::nanoTime);
+                    closeables.add(w);
+                    permitWatchdog = w;
+                }
+            }
+        }
+        return w;
     }
 
     /** Registers something closed with this runtime (in reverse order of registration). */

@@ -102,6 +102,8 @@ class HostileConfigValuesTest {
             new Row(POLICY + "count", RATE, List.of("2xx,abc", "600", "99", "6xx", "0xx", "x01", "all,401", ",",
                     "4XX5", "401-403")),
             new Row(POLICY + "concurrency", Map.of(), List.of("0", "-1", "x", "1.5", "1000001", "many")),
+            new Row(POLICY + "concurrency-lease", Map.of(POLICY + "concurrency", "2"), List.of("0s", "-1s", "x",
+                    "50ms", "2d", "1h1", "30")),
             new Row(LOCK + "lease", Map.of(), List.of("0s", "-1s", "x", "0")),
             new Row(LOCK + "max-wait", Map.of(), List.of("-1s", "x", "soon")),
             new Row(SEMAPHORE + "permits", Map.of(), List.of("0", "-1", "x", "1.5", "99999999999")),

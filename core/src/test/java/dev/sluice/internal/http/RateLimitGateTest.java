@@ -54,6 +54,20 @@ class RateLimitGateTest {
         }
 
         @Override
+        public int release(List<String> keys, String permitId) {
+            calls.incrementAndGet();
+            if (down) {
+                throw new StoreUnavailableException("connection refused", null);
+            }
+            return real.release(keys, permitId);
+        }
+
+        @Override
+        public boolean renew(String key, String permitId, long leaseMillis) {
+            return real.renew(key, permitId, leaseMillis);
+        }
+
+        @Override
         public void close() {
         }
     }

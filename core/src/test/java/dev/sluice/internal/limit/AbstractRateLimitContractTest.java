@@ -40,6 +40,16 @@ abstract class AbstractRateLimitContractTest {
             }
 
             @Override
+            public int release(List<String> keys, String permitId) {
+                return store.release(keys, permitId);
+            }
+
+            @Override
+            public boolean renew(String key, String permitId, long leaseMillis) {
+                return store.renew(key, permitId, leaseMillis);
+            }
+
+            @Override
             public void close() {
                 store.close();
             }

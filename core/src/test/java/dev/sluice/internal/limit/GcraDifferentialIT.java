@@ -37,6 +37,10 @@ class GcraDifferentialIT {
             assertThat(pinned).as("the script's expiry moved; update this test").contains(expiry);
             pinned = pinned.replace(expiry, expiry + " + 3600000");
         }
+        // Permit sets likewise: their absolute expiry (pinned clock) lies in the real past.
+        String permitExpiry = "redis.call('PEXPIREAT', set.key, latest)";
+        assertThat(pinned).as("the script's permit set expiry moved; update this test").contains(permitExpiry);
+        pinned = pinned.replace(permitExpiry, "redis.call('PEXPIRE', set.key, latest - now_ms + 3600000)");
         return LuaScript.of("gcra-pinned-clock", pinned, "test");
     }
 
@@ -61,6 +65,7 @@ class GcraDifferentialIT {
         int reshaped = 0;
         int fractional = 0;
         java.util.Set<ChargeMode> modesSeen = java.util.EnumSet.noneOf(ChargeMode.class);
+        int concurrencyRefused = 0;
         for (int op = 0; op < OPERATIONS; op++) {
             List<BucketRequest> requests = new ArrayList<>();
             int policies = 1 + random.nextInt(3);
@@ -78,6 +83,16 @@ class GcraDifferentialIT {
                 // Mostly enforced, as in production; every other mode often enough to meet each state.
                 ChargeMode[] modes = ChargeMode.values();
                 ChargeMode mode = random.nextInt(2) == 0 ? ChargeMode.ENFORCE : modes[random.nextInt(modes.length)];
+                if (mode.concurrency()) {
+                    // A concurrency limit: a permit set of 1 to 3 permits with leases of up to 2 s.
+                    String set = "sluice:cc:{c" + random.nextInt(3) + "}";
+                    if (requests.stream().noneMatch(r -> r.key().equals(set))) {
+                        requests.add(BucketRequest.permits(set, mode, new BucketRequest.Permit(1 + random.nextInt(3),
+                                1 + random.nextInt(2000), "op" + op + "-" + p)));
+                        modesSeen.add(mode);
+                    }
+                    continue;
+                }
                 if (requests.stream().noneMatch(r -> r.key().equals(key))) {
                     requests.add(new BucketRequest(key, cost, limits, mode));
                     modesSeen.add(mode);
@@ -92,6 +107,9 @@ class GcraDifferentialIT {
             assertThat(fromJava).as("operation %d of seed %d: %s", op, seed, requests).isEqualTo(fromRedis);
             alone += requests.size() == 1 && requests.get(0).limits().size() == 1 ? 1 : 0;
             denied += fromJava.stream().anyMatch(o -> !o.allowed()) ? 1 : 0;
+            for (int r = 0; r < requests.size(); r++) {
+                concurrencyRefused += requests.get(r).permit() != null && !fromJava.get(r).allowed() ? 1 : 0;
+            }
             never += fromJava.stream().anyMatch(o -> o.waitMicros() < 0) ? 1 : 0;
             fractional += requests.stream().anyMatch(r -> r.limits().stream().anyMatch(l -> l.unitsPerMicro() > 1)) ? 1 : 0;
 
@@ -106,6 +124,7 @@ class GcraDifferentialIT {
         assertThat(fractional).as("decisions with an interval that is not whole microseconds").isGreaterThan(OPERATIONS / 10);
         assertThat(reshaped).isPositive();
         assertThat(modesSeen).containsExactlyInAnyOrder(ChargeMode.values());
+        assertThat(concurrencyRefused).as("concurrency limits without a free permit").isPositive();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.sluice.internal.jaxrs;
 
+import dev.sluice.internal.http.AfterResponse;
 import dev.sluice.internal.http.ChargedPolicies;
 import dev.sluice.internal.http.ProblemDetails;
 import dev.sluice.internal.http.RateLimitGate;
@@ -46,6 +47,10 @@ final class RateLimitRequestFilter implements ContainerRequestFilter {
         request.setProperty(ChargedPolicies.ATTRIBUTE, verdict.charged().get());
         if (verdict.admitted()) {
             request.setProperty(VERDICT_PROPERTY, verdict);
+            if (!verdict.afterResponse().isEmpty()) {
+                // on a servlet container a request attribute: the servlet filter's safety net for unmapped exceptions
+                request.setProperty(AfterResponse.ATTRIBUTE, verdict.afterResponse());
+            }
             return;
         }
         Response.ResponseBuilder refusal = Response.status(verdict.status())

@@ -12,9 +12,12 @@ import jakarta.ws.rs.container.ContainerResponseFilter;
  * {@link RateLimitRequestFilter} admitted, describing the policy with the fewest tokens left. Refusals
  * already carry their headers, so they are left alone; so are responses of requests that were not checked.
  * Then runs the verdict's {@link dev.sluice.internal.http.AfterResponse} with the response status (the charge
- * of policies that count only some statuses). A response filter does not run when the resource's exception
- * reaches the container unmapped (runtimes before Jakarta REST 3.1, which have no default exception mapper);
- * such a request is not charged after its response.
+ * of policies that count only some statuses, the return of concurrency limits' permits). A response filter
+ * does not run when the resource's exception reaches the container unmapped (runtimes before Jakarta REST 3.1,
+ * which have no default exception mapper); on a servlet container Sluice's servlet filter (mapped to
+ * {@code /*} by its web fragment) then completes it with status 500, from the request attribute
+ * {@link dev.sluice.internal.http.AfterResponse#ATTRIBUTE}; without it such a request is not charged after its
+ * response and its permits are renewed no longer than the concurrency limit's longest hold.
  *
  * <p>Immutable and thread-safe.
  */

@@ -1,5 +1,6 @@
 package dev.sluice.sample.it;
 
+import dev.sluice.servers.ConcurrencyScenario;
 import dev.sluice.servers.Http;
 import dev.sluice.servers.SampleApp;
 import dev.sluice.servers.SampleScenarios;
@@ -73,6 +74,14 @@ class SampleOnWildFlyIT extends SampleScenarios {
         URI root = URI.create("http://127.0.0.1:"
                 + (ServerProperties.WILDFLY_HTTP_PORT + ServerProperties.wildflyPortOffset()) + "/");
         return List.of(SampleApp.ear(root), SampleApp.plainWar(root), SampleApp.bundleWar(root));
+    }
+
+    /** At most two requests of a client in flight under {@code conc-slow}, in every packaging. */
+    @Test
+    @Order(150)
+    void concurrencyLimitHoldsTwoRequestsInFlightAndRefusesTheThird() {
+        org.junit.jupiter.api.Assertions.assertAll(apps().stream().map(
+                app -> (org.junit.jupiter.api.function.Executable) () -> ConcurrencyScenario.check(app)));
     }
 
     /**

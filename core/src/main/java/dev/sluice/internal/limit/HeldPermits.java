@@ -1,0 +1,120 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.lock.Watchdog;
+import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
+
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongUnaryOperator;
+import java.util.function.Supplier;
+
+/**
+ * The permits one request in flight holds under concurrency limits ({@code sluice.limit.<policy>.concurrency}):
+ * the watchdog renews each every third of its lease while the request runs, and {@link #release()} returns
+ * them all in one store call when its response is complete. Should the node die first, the renewals stop with
+ * it and the permits run out within their lease; renewals also stop after {@link #longestHoldMillis(long)}. Thread-safe; {@link #release()} acts once.
+ */
+public final class HeldPermits {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice");
+
+    /** No permits: releasing does nothing. */
+    public static final HeldPermits NONE = new HeldPermits(null, List.of(), null, List.of());
+
+    private final RateLimitEngine engine;
+    private final List<String> keys;
+    private final String permitId;
+    private final List<Runnable> renewals;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    private HeldPermits(RateLimitEngine engine, List<String> keys, String permitId, List<Runnable> renewals) {
+        this.engine = engine;
+        this.keys = keys;
+        this.permitId = permitId;
+        this.renewals = renewals;
+    }
+
+    static HeldPermits hold(RateLimitEngine engine, List<LimitCall> calls, Supplier<Watchdog> watchdog) {
+        return hold(engine, calls, watchdog, HeldPermits::longestHoldMillis);
+    }
+
+    /** @param longestHold the longest renewal of a permit, in ms, given its lease in ms */
+    static HeldPermits hold(RateLimitEngine engine, List<LimitCall> calls, Supplier<Watchdog> watchdog,
+                            LongUnaryOperator longestHold) {
+        if (calls.isEmpty()) {
+            return NONE;
+        }
+        String permitId = calls.get(0).permitId();
+        List<String> keys = new ArrayList<>(calls.size());
+        List<Runnable> renewals = new ArrayList<>(calls.size());
+        Watchdog renewing = watchdog.get();
+        for (LimitCall call : calls) {
+            if (!permitId.equals(call.permitId())) {
+                throw new IllegalArgumentException("permits of one request under two ids: " + calls);
+            }
+            String key = engine.permitKey(call.policy().name(), call.rawKey());
+            keys.add(key);
+            RateLimitStore store = engine.store();
+            long lease = call.policy().concurrencyLeaseMillis();
+            long longestMillis = longestHold.applyAsLong(lease);
+            long longest = TimeUnit.MILLISECONDS.toNanos(longestMillis);
+            long taken = System.nanoTime();
+            AtomicReference<Runnable> stop = new AtomicReference<>();
+            String what = "a permit of concurrency limit '" + call.policy().name() + "'";
+            Runnable cancel = renewing.keep(lease, millis -> {
+                if (System.nanoTime() - taken > longest) {
+                    // the response never came, or the request runs longer than any request should: let the
+                    // permit run out rather than block its key until the node stops
+                    LOG.log(Level.WARNING, "Sluice: " + what + " was held for " + longestMillis
+                            + " ms without its response completing; it is no longer renewed and runs out within "
+                            + lease + " ms");
+                    stop.get().run();
+                    return true;
+                }
+                return store.renew(key, permitId, millis);
+            }, what);
+            stop.set(cancel);
+            renewals.add(cancel);
+        }
+        return new HeldPermits(engine, List.copyOf(keys), permitId, List.copyOf(renewals));
+    }
+
+    /**
+     * How long a request's permit is renewed at most: ten leases, and at least ten minutes. A request whose end
+     * Sluice never hears of (a JAX-RS exception no mapper maps, outside a servlet container) then frees its key
+     * within this time and one lease, instead of holding it until the node stops.
+     */
+    static long longestHoldMillis(long leaseMillis) {
+        return Math.max(LONGEST_HOLD_FLOOR_MILLIS, 10 * leaseMillis);
+    }
+
+    /** The floor of {@link #longestHoldMillis(long)}. */
+    static final long LONGEST_HOLD_FLOOR_MILLIS = TimeUnit.MINUTES.toMillis(10);
+
+    /** The permit sets this request holds a permit in. */
+    public List<String> keys() {
+        return keys;
+    }
+
+    /**
+     * Stops renewing and returns the permits in one store call; the first call only. When the store cannot be
+     * asked, the permits run out with their lease.
+     */
+    public void release() {
+        if (keys.isEmpty() || !released.compareAndSet(false, true)) {
+            return;
+        }
+        renewals.forEach(Runnable::run);
+        try {
+            engine.release(keys, permitId);
+        } catch (StoreUnavailableException e) {
+            LOG.log(Level.DEBUG, "Sluice: could not return permits of " + keys.size() + " concurrency limit(s); they"
+                    + " run out with their lease: " + e.getMessage());
+        }
+    }
+}
