@@ -89,6 +89,32 @@ class WatchdogSchedulingTest {
         }
     }
 
+    /**
+     * Which lease comes first in the watchdog's set is down to chance, so this is repeated: a watchdog that woke
+     * for whichever lease it looked at first would be caught within a few rounds.
+     */
+    @Test
+    void ofManyLeasesTheOneDueFirstDecidesWhenItWakesNext() {
+        for (int round = 0; round < 20; round++) {
+            RecordingScheduler scheduler = new RecordingScheduler();
+            try (Watchdog watchdog = Watchdog.on(scheduler, now::get)) {
+                // Periods 1 s, 2.5 s, 3.5 s and 4.5 s.
+                for (long lease : new long[] {13_500, 3_000, 10_500, 7_500}) {
+                    watchdog.watch(lease(lease), now.get(), new Counted());
+                }
+                now.addAndGet(SECOND);
+                scheduler.runPending(); // renews the 1 s one, due again in 1 s: before the others
+                now.addAndGet(ALLOWANCE);
+                scheduler.takeDelays();
+                scheduler.runPending();
+
+                assertThat(scheduler.takeDelays()).as("round %d", round).containsExactly(SECOND - ALLOWANCE);
+            } finally {
+                scheduler.shutdownNow();
+            }
+        }
+    }
+
     @Test
     void aSweepWithNothingDueAsksForNoStandIn() {
         RecordingScheduler scheduler = new RecordingScheduler();
