@@ -116,6 +116,41 @@ class WatchdogSchedulingTest {
     }
 
     @Test
+    void aShorterLeaseSetByTheHolderAsksToBeWokenSooner() {
+        RecordingScheduler scheduler = new RecordingScheduler();
+        try (Watchdog watchdog = Watchdog.on(scheduler, now::get)) {
+            Lease lease = lease(30_000);
+            Watchdog.Renewal renewal = watchdog.watch(lease, now.get(), new Counted());
+            assertThat(scheduler.takeDelays()).containsExactly(10 * SECOND);
+
+            assertThat(lease.set(3_000, millis -> true)).isTrue();
+            renewal.leaseChanged(now.get());
+
+            assertThat(scheduler.takeDelays()).as("a third of the new lease").containsExactly(SECOND);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
+    void aLeaseIsRenewedUpToATenthOfItsPeriodEarly() {
+        RecordingScheduler scheduler = new RecordingScheduler();
+        try (Watchdog watchdog = Watchdog.on(scheduler, now::get)) {
+            Counted early = new Counted();
+            watchdog.watch(lease(3_000), now.get(), early);
+
+            now.addAndGet(SECOND - SECOND / 10 - 1);
+            scheduler.runPending();
+            assertThat(early.renewals).as("more than a tenth of its period early").hasValue(0);
+            now.incrementAndGet();
+            scheduler.runPending();
+            assertThat(early.renewals).as("a tenth of its period early").hasValue(1);
+        } finally {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Test
     void aSweepWithNothingDueAsksForNoStandIn() {
         RecordingScheduler scheduler = new RecordingScheduler();
         try (Watchdog watchdog = Watchdog.on(scheduler, now::get)) {
