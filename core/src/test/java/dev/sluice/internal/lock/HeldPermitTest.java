@@ -76,6 +76,22 @@ class HeldPermitTest {
     }
 
     @Test
+    void theWaitAndTheHoldAreTimedOnTheLockClockAndAReturnedPermitIsNoLongerWatched() {
+        long before = clock.nanos();
+        Permit permit = node.semaphore("pool", 1).acquire(LEASE, Duration.ZERO);
+        assertThat(node.watchdog.watching()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(2));
+        permit.close();
+        long elapsed = clock.nanos() - before;
+
+        assertThat(node.watchdog.watching()).as("returned, so not renewed any more").isZero();
+        assertThat(metrics().waits().count()).isEqualTo(1);
+        assertThat(metrics().waits().maxNanos()).isBetween(0L, elapsed - Duration.ofSeconds(2).toNanos());
+        assertThat(metrics().holds().count()).isEqualTo(1);
+        assertThat(metrics().holds().maxNanos()).isBetween(Duration.ofSeconds(2).toNanos(), elapsed);
+    }
+
+    @Test
     void theWatchdogRenewsAHeldPermitAndCountsEachRenewal() {
         Permit permit = node.semaphore("pool", 1).acquire(LEASE, Duration.ZERO);
 
