@@ -29,8 +29,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Every process runs with {@code --bind 127.0.0.1 --save "" --appendonly no} in its own directory under
  * {@code target/redis-fixture/} (or the temp directory), logging to {@code redis.log} there. {@link #restart()}
- * reuses the same port and arguments, so pooled clients reconnect by themselves. Processes still running when the
- * JVM exits are killed by a shutdown hook, so no {@code redis-server} outlives a test run.
+ * reuses the same port and arguments, so pooled clients reconnect by themselves.
+ *
+ * <p>No {@code redis-server} outlives the JVM that started it. A normal exit kills the processes still running from a
+ * shutdown hook. A JVM killed outright ({@code kill -9}, or PIT ending a minion that ran too long) runs no hook, so
+ * each process also has a guard: a {@code sh} whose standard input is a pipe from this JVM. The kernel closes the
+ * pipe when the JVM dies, however it dies; the guard then reads end-of-file and sends {@code SIGKILL} to the
+ * server, which ends it even when it is paused ({@code SIGSTOP}). The guard is disarmed (killed itself) as soon as
+ * its server is stopped, so it never signals a process id that may have been reused.
  *
  * <p>Starting needs the {@code redis-server} binary on the {@code PATH}; without it the calling test is skipped
  * (a JUnit assumption with a message saying how to get one). Start processes from {@code @BeforeEach} (once, kept
@@ -50,6 +56,12 @@ public final class RedisProcess implements AutoCloseable {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
     private static final Set<RedisProcess> RUNNING = ConcurrentHashMap.newKeySet();
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
+    /**
+     * Waits for end-of-file on standard input (only this JVM holds the pipe's write end: Java closes inherited
+     * descriptors in the processes it starts), then kills the server whose pid is {@code $1}. Shell built-ins only,
+     * so killing the guard leaves nothing behind.
+     */
+    private static final String GUARD_SCRIPT = "while read -r line; do :; done; kill -KILL \"$1\" 2>/dev/null";
     private static volatile Boolean binaryAvailable;
 
     static {
@@ -63,6 +75,7 @@ public final class RedisProcess implements AutoCloseable {
     private final List<String> command;
     private final Optional<String> password;
     private Process process;
+    private volatile Process guard;
     private boolean paused;
 
     private RedisProcess(int port, Path dir, List<String> command, Optional<String> password) {
@@ -219,6 +232,7 @@ public final class RedisProcess implements AutoCloseable {
             process.destroy();
         }
         awaitExit(process);
+        disarmGuard();
         RUNNING.remove(this);
     }
 
@@ -229,6 +243,7 @@ public final class RedisProcess implements AutoCloseable {
         }
         process.destroyForcibly();
         awaitExit(process);
+        disarmGuard();
         paused = false;
         RUNNING.remove(this);
     }
@@ -370,6 +385,16 @@ public final class RedisProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + BINARY + ": " + HOW_TO_GET_ONE, e);
         }
+        try {
+            guard = new ProcessBuilder("sh", "-c", GUARD_SCRIPT, "sluice-redis-guard", String.valueOf(process.pid()))
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+        } catch (IOException e) {
+            process.destroyForcibly();
+            throw new IllegalStateException("cannot start the guard of redis-server on port " + port
+                    + " (it needs sh)", e);
+        }
         paused = false;
         RUNNING.add(this);
         awaitReady();
@@ -380,6 +405,7 @@ public final class RedisProcess implements AutoCloseable {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         while (true) {
             if (!process.isAlive()) {
+                disarmGuard();
                 RUNNING.remove(this);
                 throw new IllegalStateException("redis-server on port " + port + " exited with "
                         + process.exitValue() + "; log " + logFile + ":" + System.lineSeparator() + logTail(20));
@@ -428,10 +454,21 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /** Kills the server and its guard, without waiting (the shutdown hook; a server that never became ready). */
     private void destroyNow() {
+        disarmGuard();
         Process p = process;
         if (p != null) {
             p.destroyForcibly();
+        }
+    }
+
+    /** The server is gone (or about to be killed here): its guard must not signal its pid later. */
+    private void disarmGuard() {
+        Process g = guard;
+        if (g != null) {
+            g.destroyForcibly();
+            guard = null;
         }
     }
 

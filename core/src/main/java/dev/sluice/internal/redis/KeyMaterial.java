@@ -45,10 +45,15 @@ public final class KeyMaterial {
             if (Character.isHighSurrogate(c) && i + 1 < raw.length() && Character.isLowSurrogate(raw.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                byte[] units = raw.getBytes(StandardCharsets.UTF_16BE);
-                byte[] marked = new byte[units.length + 1];
+                // Code unit by code unit: getBytes(UTF_16BE) would replace every unpaired surrogate with U+FFFD,
+                // putting "\uD800" and "\uDC00" in one bucket again.
+                byte[] marked = new byte[1 + 2 * raw.length()];
                 marked[0] = (byte) 0xFF;
-                System.arraycopy(units, 0, marked, 1, units.length);
+                for (int j = 0; j < raw.length(); j++) {
+                    char unit = raw.charAt(j);
+                    marked[1 + 2 * j] = (byte) (unit >>> 8);
+                    marked[2 + 2 * j] = (byte) unit;
+                }
                 return marked;
             }
         }

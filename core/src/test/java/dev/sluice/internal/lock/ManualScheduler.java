@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * ({@link #runPending()}). With a {@link TestClock} it makes the watchdog's renewals happen exactly when a test
  * wants them, and never otherwise (a node cut off).
  */
-final class ManualScheduler extends ScheduledThreadPoolExecutor {
+class ManualScheduler extends ScheduledThreadPoolExecutor {
 
     private final List<Runnable> pending = new ArrayList<>();
 
