@@ -45,6 +45,12 @@ class HeldPermitTest {
         public boolean extend(String key, String permitId, long leaseMillis) {
             return permits.extend(key, permitId, leaseMillis);
         }
+
+        @Override
+        public LockStore.Handover handOver(String key, String holder, String next, int count, long leaseMillis) {
+            // two steps through this store's own release, so that a failing return fails the hand-over too
+            return SemaphoreStore.releaseAndRefuse(this, key, holder);
+        }
     };
     private final ManualScheduler watchdogRuns = new ManualScheduler();
     private final LockService node = new LockService(locks, store, signals, Watchdog.on(watchdogRuns, clock::nanos),
