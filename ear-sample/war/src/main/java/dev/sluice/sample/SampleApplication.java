@@ -26,6 +26,7 @@ public class SampleApplication extends Application {
                 SignInResource.class,
                 CatalogResource.class,
                 ExemptResource.class,
+                CountersResource.class,
                 RateLimitFeature.class);
     }
 }

@@ -318,6 +318,7 @@ public abstract class SampleScenarios {
     public void shadowedPolicyNeverRefusesAndSendsNoHeadersOfItsOwn() {
         eachApp(app -> {
             URI catalog = app.uri("api/catalog");
+            long wouldDenyBefore = counter(app, "shadow-trial", "WouldDeny");
             for (int remaining = 4; remaining >= 0; remaining--) {
                 HttpResponse<String> served = Http.get(catalog);
                 assertThat(served.body()).as(describe(served)).isEqualTo("catalog\n");
@@ -330,7 +331,25 @@ public abstract class SampleScenarios {
                     .isEqualTo(List.of("shadow-enforced"));
             assertThat(redis.admin().keys(app.keyPrefix() + ":rl:{shadow-trial:*"))
                     .as("%s: the shadowed policy's bucket", app).isNotEmpty();
+            // shadow-trial (2/1m) admits the first two requests and would have refused the four after them,
+            // the one shadow-enforced refused included
+            assertThat(counter(app, "shadow-trial", "WouldDeny") - wouldDenyBefore)
+                    .as("%s: would-be refusals of the shadowed policy", app).isEqualTo(4);
+            assertThat(counter(app, "shadow-trial", "Denied")).as("%s: a shadowed policy refuses nobody", app)
+                    .isZero();
         });
+    }
+
+    /** A policy's JMX counter as the sample's {@code api/counters/<policy>} reads it (summed over its apps). */
+    private static long counter(SampleApp app, String policy, String attribute) {
+        HttpResponse<String> counters = Http.get(app.uri("api/counters/" + policy));
+        assertThat(counters.statusCode()).as(describe(counters)).isEqualTo(200);
+        for (String line : counters.body().split("\n")) {
+            if (line.startsWith(attribute + "=")) {
+                return Long.parseLong(line.substring(attribute.length() + 1));
+            }
+        }
+        throw new AssertionError("no " + attribute + " in " + counters.body());
     }
 
     /** Script calls ({@code EVALSHA}, and {@code EVAL} should a script have to be sent) since the last reset. */
