@@ -37,6 +37,13 @@ class ForwardingHeadersBoundsTest {
     }
 
     @Test
+    void oneMalformedElementMakesTheWholeHeaderUnusableWhateverTheOthersSay() {
+        for (String bad : List.of("for=", "for=192.0.2.2 junk", "for=\"a\\", "for=\"a\u001fb\"", "for=\"abc")) {
+            assertThat(ForwardingHeaders.forwardedFor(List.of("for=192.0.2.1, " + bad))).as(bad).isEmpty();
+        }
+    }
+
+    @Test
     void atMost32HopsAreRead() {
         List<String> elements = new ArrayList<>();
         for (int i = 0; i < 33; i++) {

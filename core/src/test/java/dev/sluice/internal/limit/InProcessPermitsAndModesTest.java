@@ -140,6 +140,38 @@ class InProcessPermitsAndModesTest {
     }
 
     @Test
+    void aChargeOnAnEmptyBucketStoresItEmptyNotBeyond() {
+        for (int i = 0; i < 3; i++) {
+            one(rate("rl", ChargeMode.CHARGE, 2));
+        }
+        advanceMillis(1000);
+        assertThat(one(rate("rl", ChargeMode.ENFORCE, 2)).allowed()).as("one token back after one interval").isTrue();
+    }
+
+    @Test
+    void aLeaseEndingThisMillisecondFreesItsPermitForTheNextRequest() {
+        one(permit("cc", ChargeMode.CONCURRENCY, 1, "a"));
+        advanceMillis(1000);
+        BucketOutcome next = one(permit("cc", ChargeMode.CONCURRENCY, 1, "b"));
+        assertThat(next.allowed()).isTrue();
+        assertThat(next.remaining()).isZero();
+    }
+
+    @Test
+    void sweepingKeepsPermitsWhoseLeaseRunsAndDropsThoseThatRanOut() {
+        one(permit("live", ChargeMode.CONCURRENCY, 1, "a"));
+        one(permit("old", ChargeMode.CONCURRENCY, 1, "a"));
+        advanceMillis(500);
+        assertThat(store.renew("live", "a", 1000)).isTrue();
+        advanceMillis(600);
+        for (int i = 3; i < 4096; i++) {
+            one(rate("rl", ChargeMode.ENFORCE, 1_000_000));
+        }
+        assertThat(one(permit("live", ChargeMode.CONCURRENCY, 1, "b")).allowed()).as("still held by a").isFalse();
+        assertThat(one(permit("old", ChargeMode.CONCURRENCY, 1, "b")).allowed()).isTrue();
+    }
+
+    @Test
     void aCheckOnABucketFullerThanItsLimitStoresItClampedToTheLimit() {
         // a bucket drained under a capacity of 10, then checked under a capacity of 2 (the limit shrank)
         for (int i = 0; i < 10; i++) {
