@@ -25,10 +25,12 @@ class BucketRequestBoundsTest {
     @Test
     void aRateRequestHasACostAndBandwidthsAndNoPermit() {
         assertThat(new BucketRequest("k", 1, ONE).mode()).isEqualTo(ChargeMode.ENFORCE);
-        assertThatThrownBy(() -> new BucketRequest("k", 0, ONE)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BucketRequest("k", 0, ONE)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cost 0 with 1 bandwidths");
         assertThatThrownBy(() -> new BucketRequest("k", 1, List.of())).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new BucketRequest("k", 1, ONE, ChargeMode.ENFORCE,
-                new BucketRequest.Permit(1, 1, "a"))).isInstanceOf(IllegalArgumentException.class);
+                new BucketRequest.Permit(1, 1, "a"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cost 1 with 1 bandwidths and a permit in mode ENFORCE");
         assertThatThrownBy(() -> new BucketRequest("k", 1, List.of(), ChargeMode.CONCURRENCY, null))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new BucketRequest("k", 2, List.of(), ChargeMode.CONCURRENCY,
