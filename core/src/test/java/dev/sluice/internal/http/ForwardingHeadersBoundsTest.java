@@ -1,0 +1,81 @@
+package dev.sluice.internal.http;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The forwarding headers' parsers at their edges: every token character class in a {@code Forwarded}
+ * parameter name, quoted values, and the limits on hops and header length of both headers.
+ */
+class ForwardingHeadersBoundsTest {
+
+    @Test
+    void forwardedElementsAreReadNearestFirstQuotedOrNot() {
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=192.0.2.1, for=\"[2001:db8::1]:4711\";proto=https")))
+                .containsExactly("[2001:db8::1]:4711", "192.0.2.1");
+    }
+
+    @Test
+    void parameterNamesMayUseEveryTokenCharacterAndNothingElse() {
+        assertThat(ForwardingHeaders.forwardedFor(List.of("azAZ09=1;for=192.0.2.1;!~=2")))
+                .containsExactly("192.0.2.1");
+        for (String name : List.of("a@b", "a[b", "a{b", "a/b", "a:b", "a\"b")) {
+            assertThat(ForwardingHeaders.forwardedFor(List.of(name + "=1;for=192.0.2.1"))).as(name).isEmpty();
+        }
+    }
+
+    @Test
+    void aQuotedValueKeepsSpacesAndTabsButNoOtherControlCharacter() {
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a b\ttab\""))).containsExactly("a b\ttab");
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\u001fb\""))).isEmpty();
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\u007fb\""))).isEmpty();
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\\\"b\""))).containsExactly("a\"b");
+    }
+
+    @Test
+    void oneMalformedElementMakesTheWholeHeaderUnusableWhateverTheOthersSay() {
+        for (String bad : List.of("for=", "for=192.0.2.2 junk", "for=\"a\\", "for=\"a\u001fb\"", "for=\"abc")) {
+            assertThat(ForwardingHeaders.forwardedFor(List.of("for=192.0.2.1, " + bad))).as(bad).isEmpty();
+        }
+    }
+
+    @Test
+    void atMost32HopsAreRead() {
+        List<String> elements = new ArrayList<>();
+        for (int i = 0; i < 33; i++) {
+            elements.add("for=10.0.0." + i);
+        }
+        List<String> forwarded = ForwardingHeaders.forwardedFor(List.of(String.join(",", elements)));
+        assertThat(forwarded).hasSize(ForwardingHeaders.MAX_HOPS).startsWith("10.0.0.32").endsWith("10.0.0.1");
+
+        List<String> oneLine = ForwardingHeaders.xForwardedFor(List.of(String.join(",",
+                elements.stream().map(e -> e.substring(4)).toList())));
+        assertThat(oneLine).hasSize(ForwardingHeaders.MAX_HOPS).startsWith("10.0.0.32").endsWith("10.0.0.1");
+        List<String> lines = ForwardingHeaders.xForwardedFor(elements.stream().map(e -> e.substring(4)).toList());
+        assertThat(lines).hasSize(ForwardingHeaders.MAX_HOPS).startsWith("10.0.0.32").endsWith("10.0.0.1");
+    }
+
+    @Test
+    void aForwardedHeaderOfAtMost8192CharactersCountingOneSeparatorPerLineIsRead() {
+        String longest = padded("for=192.0.2.1;x=", ForwardingHeaders.MAX_HEADER_CHARS - 1);
+        assertThat(ForwardingHeaders.forwardedFor(List.of(longest))).containsExactly("192.0.2.1");
+        String tooLong = padded("for=192.0.2.1;x=", ForwardingHeaders.MAX_HEADER_CHARS);
+        assertThat(ForwardingHeaders.forwardedFor(List.of(tooLong))).isEmpty();
+    }
+
+    @Test
+    void anXForwardedForHeaderOfAtMost8192CharactersIsRead() {
+        String longest = " ".repeat(ForwardingHeaders.MAX_HEADER_CHARS - 1 - "192.0.2.1".length()) + "192.0.2.1";
+        assertThat(ForwardingHeaders.xForwardedFor(List.of(longest))).containsExactly("192.0.2.1");
+        String tooLong = " " + longest;
+        assertThat(ForwardingHeaders.xForwardedFor(List.of(tooLong))).containsExactly(ForwardingHeaders.NO_FOR);
+    }
+
+    private static String padded(String start, int length) {
+        return start + "a".repeat(length - start.length());
+    }
+}

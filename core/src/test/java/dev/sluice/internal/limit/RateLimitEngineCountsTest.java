@@ -1,0 +1,164 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.RateLimitDecision;
+import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
+import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.redis.CircuitBreaker;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What the engine counts and tells around the store call: which policies count an admission when another
+ * refuses the request, a concurrency limit's waits, returning permits through the breaker, and its keys.
+ */
+class RateLimitEngineCountsTest {
+
+    private final AtomicLong micros = new AtomicLong(1_700_000_000_000_000L);
+    private final AtomicLong nanos = new AtomicLong();
+    private final InProcessRateLimitStore real = new InProcessRateLimitStore(micros::get);
+    private volatile boolean down;
+    private final RateLimitStore store = new RateLimitStore() {
+        @Override
+        public List<BucketOutcome> consume(List<BucketRequest> requests) {
+            if (down) {
+                throw new StoreUnavailableException("connection refused", null);
+            }
+            return real.consume(requests);
+        }
+
+        @Override
+        public int release(List<String> keys, String permitId) {
+            if (down) {
+                throw new StoreUnavailableException("connection refused", null);
+            }
+            return real.release(keys, permitId);
+        }
+
+        @Override
+        public boolean renew(String key, String permitId, long leaseMillis) {
+            return real.renew(key, permitId, leaseMillis);
+        }
+
+        @Override
+        public void close() {
+            real.close();
+        }
+    };
+    private final SluiceMetrics metrics = SluiceMetrics.unpublished(RedisSettings.none());
+    private final CircuitBreaker breaker = new CircuitBreaker(2, Duration.ofSeconds(1), nanos::get, "test store");
+    private final DenyCache denials = new DenyCache(10, nanos::get);
+    private final RateLimitEngine engine = new RateLimitEngine(store, "sluice", metrics, breaker, denials);
+
+    private Map<String, PolicyConfig> policies(String... keysAndValues) {
+        java.util.Map<String, String> settings = new java.util.HashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            settings.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(settings));
+        metrics.register(config);
+        return config.policies();
+    }
+
+    @Test
+    void aPolicyThatWouldAdmitARequestAnotherRefusedCountsNeitherAllowedNorDenied() {
+        Map<String, PolicyConfig> p = policies("sluice.limit.tight.rate", "1/1m", "sluice.limit.loose.rate", "100/1m");
+        engine.decide(p.get("tight"), "k", 1);
+        List<RateLimitDecision> decisions = engine.decide(List.of(new LimitCall(p.get("tight"), "k", 1),
+                new LimitCall(p.get("loose"), "k", 1)));
+        assertThat(decisions.get(0).allowed()).isFalse();
+        assertThat(decisions.get(1).allowed()).isTrue();
+        assertThat(metrics.policy("tight").deniedCount()).isEqualTo(1);
+        assertThat(metrics.policy("loose").allowedCount()).isZero();
+        assertThat(metrics.policy("loose").deniedCount()).isZero();
+    }
+
+    @Test
+    void anAdmittingConcurrencyDecisionTellsNoWaitAndARefusingOneAtMostASecond() {
+        PolicyConfig cc = policies("sluice.limit.cc.concurrency", "2").get("cc");
+        RateLimitDecision taken = engine.decide(List.of(LimitCall.concurrency(cc, "k", ChargeMode.CONCURRENCY,
+                engine.newPermitId()))).get(0);
+        assertThat(taken.allowed()).isTrue();
+        assertThat(taken.retryAfterMillis()).as("a permit is still free").isZero();
+        RateLimitDecision last = engine.decide(List.of(LimitCall.concurrency(cc, "k", ChargeMode.CONCURRENCY,
+                engine.newPermitId()))).get(0);
+        assertThat(last.allowed()).isTrue();
+        assertThat(last.retryAfterMillis()).as("full now: the wait for a free permit, capped").isEqualTo(1000);
+        RateLimitDecision refused = engine.decide(List.of(LimitCall.concurrency(cc, "k", ChargeMode.CONCURRENCY,
+                engine.newPermitId()))).get(0);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfterMillis()).isEqualTo(RateLimitEngine.CONCURRENCY_RETRY_MILLIS);
+    }
+
+    @Test
+    void returningPermitsCountsThoseHeldAndASuccessfulReturnClosesTheBreakersFailureCount() {
+        PolicyConfig cc = policies("sluice.limit.cc.concurrency", "2").get("cc");
+        String id = engine.newPermitId();
+        engine.decide(List.of(LimitCall.concurrency(cc, "a", ChargeMode.CONCURRENCY, id)));
+        engine.decide(List.of(LimitCall.concurrency(cc, "b", ChargeMode.CONCURRENCY, id)));
+
+        down = true;
+        assertThatThrownBy(() -> engine.decide(List.of(LimitCall.concurrency(cc, "c", ChargeMode.CONCURRENCY, id))))
+                .isInstanceOf(StoreUnavailableException.class);
+        down = false;
+        assertThat(engine.release(List.of(engine.permitKey("cc", "a"), engine.permitKey("cc", "b")), id))
+                .isEqualTo(2);
+        down = true;
+        assertThatThrownBy(() -> engine.decide(List.of(LimitCall.concurrency(cc, "c", ChargeMode.CONCURRENCY, id))))
+                .isInstanceOf(StoreUnavailableException.class);
+        assertThat(breaker.isOpen()).as("one failure since the successful return, threshold 2").isFalse();
+    }
+
+    @Test
+    void aFailedReturnCountsAsAFailureOfTheStore() {
+        policies("sluice.limit.cc.concurrency", "2");
+        down = true;
+        for (int i = 0; i < 2; i++) {
+            assertThatThrownBy(() -> engine.release(List.of(engine.permitKey("cc", "a")), "x"))
+                    .isInstanceOf(StoreUnavailableException.class);
+        }
+        assertThat(breaker.isOpen()).isTrue();
+        assertThat(metrics.redis().isReachable()).isFalse();
+    }
+
+    @Test
+    void aFailedDecisionMarksTheStoreUnreachable() {
+        PolicyConfig rl = policies("sluice.limit.rl.rate", "5/1m").get("rl");
+        engine.decide(rl, "k", 1);
+        assertThat(metrics.redis().isReachable()).isTrue();
+        down = true;
+        assertThatThrownBy(() -> engine.decide(rl, "k", 1)).isInstanceOf(StoreUnavailableException.class);
+        assertThat(metrics.redis().isReachable()).isFalse();
+        assertThat(metrics.policy("rl").redisErrorCount()).isEqualTo(1);
+    }
+
+    @Test
+    void anAdmissionWithoutTheStoreIsCountedAsFailOpenForEachPolicy() {
+        Map<String, PolicyConfig> p = policies("sluice.limit.a.rate", "1/1m", "sluice.limit.b.rate", "1/1m");
+        engine.admittedUnchecked(List.of(new LimitCall(p.get("a"), "k", 1), new LimitCall(p.get("b"), "k", 1)));
+        engine.admittedUnchecked(p.get("a"));
+        assertThat(metrics.policy("a").failOpenCount()).isEqualTo(2);
+        assertThat(metrics.policy("b").failOpenCount()).isEqualTo(1);
+    }
+
+    @Test
+    void keysNameTheKindThePolicyAndTheKeyMaterial() {
+        assertThat(engine.permitKey("api", "10.0.0.1")).isEqualTo("sluice:cc:{api:10.0.0.1}");
+        assertThat(engine.bucketKey("api", "10.0.0.1")).isEqualTo("sluice:rl:{api:10.0.0.1}");
+        assertThat(engine.denials()).isSameAs(denials);
+        assertThat(engine.breaker()).isSameAs(breaker);
+        assertThat(engine.newPermitId()).isNotEqualTo(engine.newPermitId());
+    }
+}
