@@ -13,11 +13,14 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -70,9 +73,8 @@ class ConcurrencyLeaseIT {
         long taken = redisMillis();
 
         // While the holder lives, its renewals keep the permits beyond their first lease.
-        while (redisMillis() < taken + 2 * LEASE_MILLIS) {
-            ConcurrencyLimitIT.pause();
-        }
+        await().atMost(Duration.ofSeconds(30)).pollInterval(ConcurrencyLimitIT.POLL)
+                .until(() -> redisMillis() >= taken + 2 * LEASE_MILLIS);
         assertThat(redis.admin().zcard(key)).isEqualTo(3);
         assertThat(gate.decide(TestRequest.get("/reports").from("203.0.113.9"), policies, null).status())
                 .isEqualTo(429);
@@ -84,11 +86,14 @@ class ConcurrencyLeaseIT {
         assertThat(latestExpiry - killed).as("no permit outlives its lease").isLessThanOrEqualTo(LEASE_MILLIS);
 
         // Each permit comes back when its own lease runs out: poll until this node holds all three.
-        int admitted = 0;
-        while (admitted < 3 && redisMillis() < killed + 10 * LEASE_MILLIS) {
-            ConcurrencyLimitIT.pause();
-            admitted += gate.decide(TestRequest.get("/reports").from("203.0.113.9"), policies, null).admitted() ? 1 : 0;
-        }
+        AtomicInteger returned = new AtomicInteger();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(ConcurrencyLimitIT.POLL).until(() -> {
+            if (gate.decide(TestRequest.get("/reports").from("203.0.113.9"), policies, null).admitted()) {
+                returned.incrementAndGet();
+            }
+            return returned.get() == 3 || redisMillis() >= killed + 10 * LEASE_MILLIS;
+        });
+        int admitted = returned.get();
         long back = redisMillis();
         System.out.printf("lease %d ms: latest permit ran out %.0f ms after the kill; all three were back %d ms"
                 + " after it (Redis clock)%n", LEASE_MILLIS, latestExpiry - killed, back - killed);

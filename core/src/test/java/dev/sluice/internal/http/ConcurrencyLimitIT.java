@@ -11,11 +11,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.resps.Tuple;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -171,9 +173,7 @@ class ConcurrencyLimitIT {
         double firstExpiry = redis.admin().zrangeWithScores(key, 0, 0).get(0).getScore();
 
         // Poll the Redis clock until three leases have passed since the permit was taken.
-        while (redisMillis() < firstExpiry + 600) {
-            pause();
-        }
+        await().atMost(Duration.ofSeconds(30)).pollInterval(POLL).until(() -> redisMillis() >= firstExpiry + 600);
         List<Tuple> permits = redis.admin().zrangeWithScores(key, 0, -1);
         assertThat(permits).hasSize(1);
         assertThat(permits.get(0).getScore()).as("renewed beyond the first lease").isGreaterThan(redisMillis());
@@ -182,14 +182,8 @@ class ConcurrencyLimitIT {
         assertThat(request(gate, "203.0.113.9", "reports").admitted()).isTrue();
     }
 
-    static void pause() {
-        try {
-            Thread.sleep(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
+    /** How often the tests poll the Redis clock. */
+    static final Duration POLL = Duration.ofMillis(20);
 
     private long redisMillis() {
         return (Long) redis.admin().eval("local t = redis.call('TIME') return t[1] * 1000 + math.floor(t[2] / 1000)");
