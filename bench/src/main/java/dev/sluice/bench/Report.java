@@ -196,7 +196,7 @@ final class Report {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "%d served clients (own keys, limit never reached) and one flooder refused on its key "
                 + "(%s, spent before the run), one node; Redis calls for the flooded key: `INFO commandstats` script calls less "
-                + "the served clients' decisions, over the flooder's whole run.%n%n", Flood.SERVED_THREADS, Flood.FLOOD_RATE));
+                + "the served clients' decisions, from the flooded key's first refusal (the call that starts its denial window) to the end of the run.%n%n", Flood.SERVED_THREADS, Flood.FLOOD_RATE));
         out.append("| Variant | Round | Served decisions/s | Served p50 µs | Served p99 µs | Flooder decisions/s | Redis calls for the flooded key | Flooder ran s |\n");
         out.append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
         for (Flood.Run r : results.floods) {
