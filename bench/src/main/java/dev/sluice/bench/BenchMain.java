@@ -18,7 +18,8 @@ import java.util.Set;
  * prints the table and rewrites the generated part of {@code docs/performance.md} and its chart.
  *
  * <p>Arguments: {@code --mode quick|full}, {@code --docs <dir>}, optionally {@code --only
- * rate,lock,semaphore,handoff,memory,e2e}, {@code --libraries sluice,bucket4j,redisson,redis-benchmark} and
+ * rate,lock,semaphore,concurrency,handoff,flood,memory,e2e}, {@code --libraries
+ * sluice,bucket4j,redisson,redis-benchmark,redis-benchmark-P16} and
  * {@code --threads 1,8,32} (development aids: the docs are then left alone), {@code --gc-profiler} (prints
  * the bytes allocated per operation) and
  * {@code --fork-arg <jvm option>} (repeatable, e.g. a JFR recording for every fork).
@@ -29,7 +30,9 @@ public final class BenchMain {
             Libraries.RAW_EVALSHA, Libraries.CEILING);
     private static final List<String> LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
     private static final List<String> UNCONTENDED_LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON, Libraries.LOCK_FLOOR);
-    private static final Set<String> PARTS = Set.of("rate", "lock", "semaphore", "handoff", "memory", "e2e");
+    private static final List<String> CONCURRENCY_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
+    private static final Set<String> PARTS = new LinkedHashSet<>(List.of("rate", "lock", "semaphore", "concurrency",
+            "handoff", "flood", "memory", "e2e"));
 
     private BenchMain() {
     }
@@ -79,16 +82,21 @@ public final class BenchMain {
         System.out.println("Sluice benchmarks, " + plan.describe());
         try (PrivateRedis redis = PrivateRedis.start()) {
             System.out.println("redis-server " + redis.version() + " on " + redis.uri());
-            JmhRunner jmh = new JmhRunner(plan, redis.uri(), forkArgs, gcProfiler);
-            RedisBenchmarkRunner ceiling = new RedisBenchmarkRunner(redis, plan);
+            Pinning pinning = Pinning.detect();
+            System.out.println("CPU pinning: " + pinning.describe());
+            JmhRunner jmh = new JmhRunner(plan, redis.uri(), forkArgs, gcProfiler, pinning);
+            RedisBenchmarkRunner ceiling = new RedisBenchmarkRunner(redis, plan, pinning);
             int runs = plan.rounds() * scenarios.stream().mapToInt(s -> s.libraries().size()).sum();
             int done = 0;
             for (int round = 1; round <= plan.rounds(); round++) {
                 for (Scenario scenario : scenarios) {
                     for (String library : rotate(scenario.libraries(), round - 1)) {
                         redis.flush();
-                        Measurement m = library.equals(Libraries.CEILING) ? ceiling.run(scenario, round)
-                                : jmh.run(scenario, library, round);
+                        Measurement m;
+                        try (AutoCloseable pinned = pinning.applies(scenario) ? pinning.pinRedis(redis) : () -> { }) {
+                            m = RedisBenchmarkRunner.runs(library) ? ceiling.run(scenario, library, round)
+                                    : jmh.run(scenario, library, round);
+                        }
                         results.add(scenario, m);
                         done++;
                         System.out.printf(Locale.ROOT, "[%d/%d %s] round %d %-40s %-16s %,10.0f ops/s  p50 %6.0f µs  p99 %6.0f µs"
@@ -96,6 +104,9 @@ public final class BenchMain {
                                 done, runs, elapsed(started), round, scenario.id(), library,
                                 Arrays.stream(m.opsPerSecond()).average().orElse(Double.NaN),
                                 m.p50Nanos() / 1000.0, m.p99Nanos() / 1000.0, m.clientCpuMicrosPerOp(), m.redisCpuMicrosPerOp());
+                        if (!Double.isNaN(m.admittedShare())) {
+                            System.out.printf(Locale.ROOT, "    %.1f%% of the decisions admitted%n", 100 * m.admittedShare());
+                        }
                     }
                 }
                 if (only.contains("handoff")) {
@@ -108,9 +119,25 @@ public final class BenchMain {
                                 elapsed(started), round, library, h.perSecond(), h.p50Nanos() / 1000.0, h.p99Nanos() / 1000.0);
                     }
                 }
+                if (only.contains("flood") && (libraries == null || libraries.contains(Libraries.SLUICE))) {
+                    Flood flood = new Flood(redis);
+                    for (Flood.Variant variant : rotate(List.of(Flood.Variant.values()), round - 1)) {
+                        Flood.Run r = flood.run(variant, round, plan.warmupTime(), plan.handoffTime());
+                        results.floods.add(r);
+                        System.out.printf(Locale.ROOT, "[%s] round %d flood: %-32s served %,8.0f/s p50 %5.0f µs p99 %6.0f µs;"
+                                        + " flooder %,10.0f/s, Redis calls for its key %,d (engine: %,d) in %.0f s%n",
+                                elapsed(started), round, variant.label, r.servedPerSecond(), r.servedP50Nanos() / 1000.0,
+                                r.servedP99Nanos() / 1000.0, r.floodPerSecond(), r.floodRedisCalls(), r.floodRedisCallsByEngine(),
+                                r.seconds());
+                    }
+                }
             }
             if (only.contains("memory")) {
-                results.memory.addAll(new MemoryFootprint(redis).measure(select(List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON), libraries)));
+                MemoryFootprint footprint = new MemoryFootprint(redis);
+                results.memory.addAll(footprint.measure(select(List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON), libraries)));
+                if (libraries == null || libraries.contains(Libraries.SLUICE)) {
+                    results.memoryByKeyLength.addAll(footprint.byKeyLength());
+                }
                 System.out.println("[" + elapsed(started) + "] memory measured");
             }
             Path repository = docs.toAbsolutePath().getParent();
@@ -118,13 +145,15 @@ public final class BenchMain {
                 results.endToEnd = new WildFlyEndToEnd(repository).run(plan);
             }
             Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
-            Environment environment = Environment.describe(plan, redis.version(), repository, elapsed);
+            Environment environment = Environment.describe(plan, redis.version(), repository, elapsed, pinning);
             Report report = new Report(results, environment, "performance.png");
             System.out.println();
             System.out.println(environment.text());
             System.out.println(report.mainTable());
             System.out.println(report.targetTable());
             System.out.println(report.handoffTable());
+            System.out.println(report.concurrencyNote());
+            System.out.println(report.floodTable());
             System.out.println(report.memoryTable());
             System.out.println(report.endToEnd());
             if (partial) {
@@ -150,7 +179,8 @@ public final class BenchMain {
             for (String keys : List.of("hot", "distinct")) {
                 for (int threads : new int[] {1, 8, 32}) {
                     scenarios.add(new Scenario(Scenario.Section.RATE_LIMIT, Map.of("keys", keys),
-                            keys.equals("hot") ? "one hot key" : "100,000 keys", threads, rate));
+                            keys.equals("hot") ? "one hot key" : "100,000 keys", threads,
+                            keys.equals("hot") && threads == 32 ? withPipelinedCeiling(rate, libraries) : rate));
                 }
             }
         }
@@ -168,7 +198,25 @@ public final class BenchMain {
             }
             scenarios.add(new Scenario(Scenario.Section.SEMAPHORE, Map.of("permits", "4"), "4 permits", 32, lock));
         }
+        if (only.contains("concurrency")) {
+            List<String> concurrency = select(CONCURRENCY_LIBRARIES, libraries);
+            for (int threads : new int[] {1, 8, 32}) {
+                scenarios.add(new Scenario(Scenario.Section.CONCURRENCY, Map.of("permits", "64"), "64 permits, never exhausted",
+                        threads, concurrency));
+            }
+            scenarios.add(new Scenario(Scenario.Section.CONCURRENCY, Map.of("permits", "4"), "4 permits", 32, concurrency));
+        }
         return scenarios;
+    }
+
+    /** The pipelined ceiling is measured where it is a target: the hot key at 32 connections. */
+    private static List<String> withPipelinedCeiling(List<String> rate, Set<String> libraries) {
+        if (libraries != null && !libraries.contains(Libraries.CEILING_PIPELINED)) {
+            return rate;
+        }
+        List<String> all = new ArrayList<>(rate);
+        all.add(Libraries.CEILING_PIPELINED);
+        return all;
     }
 
     private static List<String> select(List<String> all, Set<String> wanted) {
@@ -176,8 +224,8 @@ public final class BenchMain {
     }
 
     /** Rounds start with a different library each, so no library always runs first (or last) in its scenario. */
-    private static List<String> rotate(List<String> libraries, int by) {
-        List<String> rotated = new ArrayList<>(libraries);
+    private static <T> List<T> rotate(List<T> items, int by) {
+        List<T> rotated = new ArrayList<>(items);
         Collections.rotate(rotated, -by);
         return rotated;
     }

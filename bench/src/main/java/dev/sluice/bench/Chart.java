@@ -16,14 +16,18 @@ import java.util.Optional;
 
 /**
  * The PNG of the main comparisons, drawn with plain Java2D (no plotting library, nothing outside the JDK):
- * four panels of grouped bars, operations per second with their 95% error.
+ * six panels of grouped bars, operations per second with their 95% error.
  */
 final class Chart {
 
-    private static final int WIDTH = 1400;
+    private static final int WIDTH = 1900;
     private static final int HEIGHT = 950;
-    private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x7f7f7f)};
-    private static final List<String> RATE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.CEILING);
+    private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x7f7f7f),
+            new Color(0xbcbcbc)};
+    private static final List<String> RATE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.CEILING,
+            Libraries.CEILING_PIPELINED);
+    /** The pipelined ceiling is measured on the hot key at 32 threads only, and has its own panel. */
+    private static final List<String> RATE_PANEL_LIBRARIES = RATE_LIBRARIES.subList(0, 4);
     private static final List<String> LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON, Libraries.LOCK_FLOOR);
     private static final List<String> SEMAPHORE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
 
@@ -52,12 +56,14 @@ final class Chart {
             g.drawString(subtitle, 30, 62);
             legend(g);
             int top = 110;
-            int w = (WIDTH - 90) / 2;
+            int w = (WIDTH - 120) / 3;
             int h = (HEIGHT - top - 40) / 2;
             draw(g, rateAt(32), 30, top, w, h);
             draw(g, rateHotByThreads(), 60 + w, top, w, h);
+            draw(g, rateHotCeilings(), 90 + 2 * w, top, w, h);
             draw(g, locks(), 30, top + h + 30, w, h);
             draw(g, semaphores(), 60 + w, top + h + 30, w, h);
+            draw(g, concurrency(), 90 + 2 * w, top + h + 30, w, h);
         } finally {
             g.dispose();
         }
@@ -66,16 +72,29 @@ final class Chart {
 
     private Panel rateAt(int threads) {
         List<String> groups = List.of("one hot key", "100,000 keys");
-        return panel("Rate-limit decisions/s, " + threads + " threads", groups, RATE_LIBRARIES,
+        return panel("Rate-limit decisions/s, " + threads + " threads", groups, RATE_PANEL_LIBRARIES,
                 groups.stream().map(label -> results.find(Scenario.Section.RATE_LIMIT, label, threads)).toList());
     }
 
     private Panel rateHotByThreads() {
         List<String> groups = List.of("1 thread", "8 threads", "32 threads");
-        return panel("Rate-limit decisions/s, one hot key, by threads", groups, RATE_LIBRARIES, List.of(
+        return panel("Rate-limit decisions/s, one hot key, by threads", groups, RATE_PANEL_LIBRARIES, List.of(
                 results.find(Scenario.Section.RATE_LIMIT, "one hot key", 1),
                 results.find(Scenario.Section.RATE_LIMIT, "one hot key", 8),
                 results.find(Scenario.Section.RATE_LIMIT, "one hot key", 32)));
+    }
+
+    /** Sluice on the hot key beside the server's two ceilings: one round trip per decision, and pipelined. */
+    private Panel rateHotCeilings() {
+        List<String> series = List.of(Libraries.SLUICE, Libraries.CEILING, Libraries.CEILING_PIPELINED);
+        return panel("Hot key, 32 threads: Sluice and the ceilings", List.of("one hot key"), series,
+                List.of(results.find(Scenario.Section.RATE_LIMIT, "one hot key", 32)));
+    }
+
+    private Panel concurrency() {
+        List<String> groups = List.of("64 permits, never exhausted", "4 permits");
+        return panel("Concurrency-limit decisions/s, 32 threads", groups, SEMAPHORE_LIBRARIES,
+                groups.stream().map(label -> results.find(Scenario.Section.CONCURRENCY, label, 32)).toList());
     }
 
     private Panel locks() {
@@ -108,7 +127,8 @@ final class Chart {
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 15));
         int x = 30;
         List<String> labels = List.of("Sluice", "Bucket4j", "Redisson",
-                "reference: redis-benchmark running gcra.lua (rate limits), bare SET NX PX + release script (locks)");
+                "reference: redis-benchmark running gcra.lua (rate limits), bare SET NX PX + release script (locks)",
+                "redis-benchmark -P 16 (pipelined)");
         for (int i = 0; i < labels.size(); i++) {
             g.setColor(COLORS[i]);
             g.fillRect(x, 76, 14, 14);

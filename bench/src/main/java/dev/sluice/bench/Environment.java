@@ -19,12 +19,13 @@ final class Environment {
 
     private final Map<String, String> facts = new LinkedHashMap<>();
 
-    static Environment describe(Plan plan, String redisVersion, Path repository, Duration elapsed) {
+    static Environment describe(Plan plan, String redisVersion, Path repository, Duration elapsed, Pinning pinning) {
         Environment env = new Environment();
         env.facts.put("Date", ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")));
         env.facts.put("Mode", plan.describe() + "; run time " + elapsed.toMinutes() + " min " + elapsed.toSecondsPart() + " s");
         env.facts.put("Machine", cpu() + ", " + Runtime.getRuntime().availableProcessors() + " cores, "
                 + memory() + ", " + os() + " (shared with other work while measured)");
+        env.facts.put("CPU pinning", pinning.describe());
         env.facts.put("JDK", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         env.facts.put("Redis", "redis-server " + redisVersion + " on loopback, no persistence; " + command("redis-benchmark", "--version"));
         env.facts.put("Sluice", System.getProperty("sluice.bench.version", "dev") + " at " + command("git", "-C",

@@ -30,10 +30,15 @@ final class JmhRunner {
     private final String redisUri;
     private final List<String> extraJvmArgs;
     private final boolean gcProfiler;
+    private final Pinning pinning;
 
-    /** @param gcProfiler add JMH's GC profiler and print the bytes allocated per operation (a development aid) */
-    JmhRunner(Plan plan, String redisUri, List<String> extraJvmArgs, boolean gcProfiler) {
+    /**
+     * @param gcProfiler add JMH's GC profiler and print the bytes allocated per operation (a development aid)
+     * @param pinning    forks of the scenarios it {@link Pinning#applies applies to} run on the client CPU
+     */
+    JmhRunner(Plan plan, String redisUri, List<String> extraJvmArgs, boolean gcProfiler, Pinning pinning) {
         this.plan = plan;
+        this.pinning = pinning;
         this.redisUri = redisUri;
         this.extraJvmArgs = extraJvmArgs;
         this.gcProfiler = gcProfiler;
@@ -42,11 +47,13 @@ final class JmhRunner {
     Measurement run(Scenario scenario, String library, int round) throws IOException, RunnerException {
         Path latencyFile = Files.createTempFile("sluice-bench-latency", ".txt");
         Path cpuFile = Files.createTempFile("sluice-bench-cpu", ".txt");
+        Path admissionsFile = Files.createTempFile("sluice-bench-admissions", ".txt");
         try {
             List<String> jvmArgs = new ArrayList<>(List.of("-Xms512m", "-Xmx512m",
                     "-D" + BenchEnv.REDIS_URI + "=" + redisUri,
                     "-D" + Latency.FILE + "=" + latencyFile,
                     "-D" + CpuMeter.FILE + "=" + cpuFile,
+                    "-D" + Admissions.FILE + "=" + admissionsFile,
                     "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
             jvmArgs.addAll(extraJvmArgs);
             ChainedOptionsBuilder options = new OptionsBuilder()
@@ -64,6 +71,9 @@ final class JmhRunner {
                     .shouldFailOnError(true)
                     .verbosity(VerboseMode.SILENT)
                     .jvmArgsAppend(jvmArgs.toArray(String[]::new));
+            if (pinning.applies(scenario)) {
+                options.jvm(pinning.pinnedJava());
+            }
             if (gcProfiler) {
                 options.addProfiler(GCProfiler.class);
             }
@@ -92,8 +102,10 @@ final class JmhRunner {
             double operations = iterations.stream().mapToDouble(Double::doubleValue).sum()
                     * plan.iterationTime().toNanos() / 1e9;
             return new Measurement(library, round, iterations.stream().mapToDouble(Double::doubleValue).toArray(),
-                    latency.p50Nanos(), latency.p99Nanos(), cpu.jvmMicros() / operations, cpu.redisMicros() / operations);
+                    latency.p50Nanos(), latency.p99Nanos(), cpu.jvmMicros() / operations, cpu.redisMicros() / operations,
+                    Admissions.share(admissionsFile));
         } finally {
+            Files.deleteIfExists(admissionsFile);
             Files.deleteIfExists(latencyFile);
             Files.deleteIfExists(cpuFile);
         }

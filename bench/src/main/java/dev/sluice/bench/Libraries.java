@@ -17,6 +17,14 @@ final class Libraries {
     static final String REDISSON = "redisson";
     /** Not a library: {@code redis-benchmark} running Sluice's gcra.lua by EVALSHA, the one-round-trip ceiling. */
     static final String CEILING = "redis-benchmark";
+    /**
+     * Not a library: {@code redis-benchmark -P 16}, the same calls sixteen to a write per connection, what the
+     * server itself can decide when round trips cost nothing (the pipelined ceiling).
+     */
+    static final String CEILING_PIPELINED = "redis-benchmark-P16";
+
+    /** Requests in flight per connection of {@link #CEILING_PIPELINED}. */
+    static final int PIPELINE = 16;
     /** Not a library: gcra.lua called straight through pooled Jedis, what Sluice adds nothing to. */
     static final String RAW_EVALSHA = "jedis-evalsha";
     /** Not a library: a bare SET NX PX lock with a compare-and-delete release, the floor of any safe lock. */

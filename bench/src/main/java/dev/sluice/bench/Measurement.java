@@ -8,7 +8,14 @@ package dev.sluice.bench;
  * @param p99Nanos     99th percentile latency
  * @param clientCpuMicrosPerOp the client's CPU time per operation ({@code NaN} when not measured)
  * @param redisCpuMicrosPerOp  redis-server's CPU time per operation
+ * @param admittedShare admitted decisions over all decisions, where decisions may be refused ({@code NaN} elsewhere)
  */
 record Measurement(String library, int round, double[] opsPerSecond, long p50Nanos, long p99Nanos,
-                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp) {
+                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp, double admittedShare) {
+
+    /** A measurement of operations that always succeed. */
+    Measurement(String library, int round, double[] opsPerSecond, long p50Nanos, long p99Nanos,
+                double clientCpuMicrosPerOp, double redisCpuMicrosPerOp) {
+        this(library, round, opsPerSecond, p50Nanos, p99Nanos, clientCpuMicrosPerOp, redisCpuMicrosPerOp, Double.NaN);
+    }
 }

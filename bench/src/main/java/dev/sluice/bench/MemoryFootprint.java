@@ -1,11 +1,18 @@
 package dev.sluice.bench;
 
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.limit.RateLimitEngine;
+import dev.sluice.internal.runtime.SluiceRuntime;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -44,6 +51,23 @@ final class MemoryFootprint {
         }
     }
 
+    /** Whole Redis key names (bytes) of the per-key-length measurement. */
+    static final int[] KEY_LENGTHS = {14, 30, 44, 60, 100};
+
+    /**
+     * Sluice's bucket against Redis' floor for a key name of one length.
+     *
+     * @param key         the bucket's Redis key, {@code keyBytes} long
+     * @param sluiceBytes {@code MEMORY USAGE} of the bucket after one decision under a limit of 10 per minute
+     * @param floorBytes  {@code MEMORY USAGE} of a plain {@code SET} of an integer to the same key name: the
+     *                    least any string value can take under that name
+     */
+    record KeyLengthRow(int keyBytes, String key, long sluiceBytes, long floorBytes) {
+        long aboveFloor() {
+            return sluiceBytes - floorBytes;
+        }
+    }
+
     private final PrivateRedis redis;
 
     MemoryFootprint(PrivateRedis redis) {
@@ -59,6 +83,41 @@ final class MemoryFootprint {
         }
         for (String library : libraries) {
             rows.add(many(library));
+        }
+        return rows;
+    }
+
+    /**
+     * Sluice's bucket by key length: the key prefix ({@code sluice.key-prefix}, 1 to 32 characters) and the
+     * client key (kept verbatim up to 64 characters) chosen so that the whole Redis key is each of
+     * {@link #KEY_LENGTHS} long.
+     */
+    List<KeyLengthRow> byKeyLength() {
+        List<KeyLengthRow> rows = new ArrayList<>();
+        for (int length : KEY_LENGTHS) {
+            redis.flush();
+            // <prefix>:rl:{bench:<client>}: 12 characters besides prefix and client key
+            String prefix = length < 19 ? "s" : length <= 82 ? "sluice" : "sluice-" + "x".repeat(25);
+            int clientLength = length - 12 - prefix.length();
+            String client = clientLength < 6 ? "user-".substring(0, clientLength) : "user-" + "7".repeat(clientLength - 5);
+            // 10 per minute: one decision keeps the bucket for 6 s (at the benchmark rate it would expire in 1 µs)
+            Map<String, String> settings = new HashMap<>(SluiceRateLimitClient.settings(redis.uri(), 10, Duration.ofMinutes(1)));
+            settings.put(SluiceConfigLoader.KEY_PREFIX, prefix);
+            SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(settings));
+            try (SluiceRuntime runtime = SluiceRuntime.start(config); Jedis jedis = redis.connect()) {
+                RateLimitEngine engine = runtime.rateLimits();
+                if (!engine.decide(config.policy(SluiceRateLimitClient.POLICY).orElseThrow(), client, 1).allowed()) {
+                    throw new IllegalStateException("a first request was refused");
+                }
+                String key = engine.bucketKey(SluiceRateLimitClient.POLICY, client);
+                if (key.length() != length || !jedis.exists(key)) {
+                    throw new IllegalStateException("expected a bucket " + length + " bytes long, found " + key);
+                }
+                long sluice = jedis.memoryUsage(key, 0);
+                jedis.del(key);
+                jedis.set(key, "1733000000000000", SetParams.setParams().px(3_600_000));
+                rows.add(new KeyLengthRow(length, key, sluice, jedis.memoryUsage(key, 0)));
+            }
         }
         return rows;
     }

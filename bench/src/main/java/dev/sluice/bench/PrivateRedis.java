@@ -64,6 +64,11 @@ final class PrivateRedis implements AutoCloseable {
         }
     }
 
+    /** The process id of the redis-server (for pinning it to a CPU). */
+    long pid() {
+        return process.pid();
+    }
+
     int port() {
         return port;
     }

@@ -11,7 +11,8 @@ import java.util.List;
 /**
  * The ceiling for one round trip per decision: {@code redis-benchmark} (C, event loop, one connection per
  * client) calling Sluice's own {@code gcra.lua} by {@code EVALSHA} with the arguments Sluice's engine sends
- * for the benchmark policy, with as many connections as the JVM benchmarks have threads.
+ * for the benchmark policy, with as many connections as the JVM benchmarks have threads; as
+ * {@link Libraries#CEILING_PIPELINED} with {@value Libraries#PIPELINE} requests pipelined per connection.
  */
 final class RedisBenchmarkRunner {
 
@@ -19,13 +20,21 @@ final class RedisBenchmarkRunner {
 
     private final PrivateRedis redis;
     private final Plan plan;
+    private final Pinning pinning;
 
-    RedisBenchmarkRunner(PrivateRedis redis, Plan plan) {
+    RedisBenchmarkRunner(PrivateRedis redis, Plan plan, Pinning pinning) {
         this.redis = redis;
         this.plan = plan;
+        this.pinning = pinning;
     }
 
-    Measurement run(Scenario scenario, int round) throws IOException, InterruptedException {
+    static boolean runs(String library) {
+        return library.equals(Libraries.CEILING) || library.equals(Libraries.CEILING_PIPELINED);
+    }
+
+    Measurement run(Scenario scenario, String library, int round) throws IOException, InterruptedException {
+        int pipeline = library.equals(Libraries.CEILING_PIPELINED) ? Libraries.PIPELINE : 1;
+        List<String> prefix = pinning.applies(scenario) ? pinning.clientPrefix() : List.of();
         String sha = loadScript();
         boolean hot = "hot".equals(scenario.variant().get("keys"));
         // The key Sluice's engine builds for policy "bench" and key "user-<n>"; __rand_int__ is redis-benchmark's
@@ -40,9 +49,11 @@ final class RedisBenchmarkRunner {
                 String.valueOf(bandwidth.intervalUnits()), String.valueOf(bandwidth.unitsPerMicro()),
                 String.valueOf(BenchEnv.RATE_TOKENS));
 
-        double rps = 50_000;
+        // A low first guess: the first warm-up is then short where a row is slow (one connection, a loaded
+        // machine) instead of running 100,000 requests; each later run is sized from the one before.
+        double rps = 10_000;
         for (int i = 0; i < plan.warmups(); i++) {
-            rps = once(scenario.threads(), requests(rps, plan.warmupTime().toSeconds()), command)[0];
+            rps = once(prefix, scenario.threads(), pipeline, requests(rps, plan.warmupTime().toSeconds()), command)[0];
         }
         double[] throughput = new double[plan.iterations()];
         double p50 = 0;
@@ -54,7 +65,7 @@ final class RedisBenchmarkRunner {
             long before = CpuMeter.redisCpuMicros(jedis);
             for (int i = 0; i < plan.iterations(); i++) {
                 long n = requests(rps, plan.iterationTime().toSeconds());
-                double[] r = once(scenario.threads(), n, command);
+                double[] r = once(prefix, scenario.threads(), pipeline, n, command);
                 operations += n;
                 clientCpu += r[3];
                 throughput[i] = r[0];
@@ -63,7 +74,7 @@ final class RedisBenchmarkRunner {
             }
             redisCpu = CpuMeter.redisCpuMicros(jedis) - before;
         }
-        return new Measurement(Libraries.CEILING, round, throughput,
+        return new Measurement(library, round, throughput,
                 Math.round(p50 / plan.iterations() * 1_000_000), Math.round(p99 / plan.iterations() * 1_000_000),
                 clientCpu * 1_000_000 / operations, redisCpu / (double) operations);
     }
@@ -76,11 +87,13 @@ final class RedisBenchmarkRunner {
      * One redis-benchmark run: requests/s, p50 ms, p99 ms, and its CPU seconds (user + system). It runs under
      * {@code bash}, whose {@code times} reports the CPU its children used.
      */
-    private double[] once(int clients, long requests, List<String> command) throws IOException, InterruptedException {
-        List<String> args = new ArrayList<>(List.of("bash", "-c", "\"$@\"; status=$?; times; exit $status", "bash",
-                "redis-benchmark", "-h", "127.0.0.1", "-p",
+    private double[] once(List<String> prefix, int clients, int pipeline, long requests, List<String> command)
+            throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("bash", "-c", "\"$@\"; status=$?; times; exit $status", "bash"));
+        args.addAll(prefix);
+        args.addAll(List.of("redis-benchmark", "-h", "127.0.0.1", "-p",
                 String.valueOf(redis.port()), "-c", String.valueOf(clients), "-n", String.valueOf(requests),
-                "-r", String.valueOf(BenchEnv.DISTINCT_KEYS), "--csv"));
+                "-P", String.valueOf(pipeline), "-r", String.valueOf(BenchEnv.DISTINCT_KEYS), "--csv"));
         args.addAll(command);
         Process process = new ProcessBuilder(args).redirectErrorStream(true).start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

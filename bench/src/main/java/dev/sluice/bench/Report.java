@@ -66,31 +66,61 @@ final class Report {
         return out.toString();
     }
 
+    /** Every target of the run, in the order the table lists them: the one place they are defined. */
     List<Target> targets() {
         List<Target> targets = new ArrayList<>();
+        rateTargets(targets);
+        lockTargets(targets);
+        floodTargets(targets);
+        memoryTargets(targets);
+        endToEndTargets(targets);
+        return targets;
+    }
+
+    private void rateTargets(List<Target> targets) {
         Optional<Scenario> hot = results.find(Scenario.Section.RATE_LIMIT, "one hot key", 32);
         Optional<Scenario> distinct = results.find(Scenario.Section.RATE_LIMIT, "100,000 keys", 32);
-        Optional<Scenario> perThread = results.find(Scenario.Section.LOCK, "key per thread", 32);
-        Optional<Scenario> oneKey = results.find(Scenario.Section.LOCK, "one key", 32);
         targets.add(new Target("Hot key, 32 threads: Sluice ÷ redis-benchmark", hot.flatMap(s -> results.ratio(s, Libraries.CEILING)), 0.85, true, "×"));
+        targets.add(new Target("Hot key, 32 threads: Sluice ÷ redis-benchmark -P 16", hot.flatMap(s -> results.ratio(s, Libraries.CEILING_PIPELINED)), 0.6, true, "×"));
         targets.add(new Target("Hot key, 32 threads: Sluice ÷ Bucket4j", hot.flatMap(s -> results.ratio(s, Libraries.BUCKET4J)), 10, true, "×"));
         targets.add(new Target("Hot key, 32 threads: Sluice ÷ Redisson", hot.flatMap(s -> results.ratio(s, Libraries.REDISSON)), 3, true, "×"));
         targets.add(new Target("100,000 keys, 32 threads: Sluice ÷ Bucket4j", distinct.flatMap(s -> results.ratio(s, Libraries.BUCKET4J)), 1.3, true, "×"));
+    }
+
+    private void lockTargets(List<Target> targets) {
+        Optional<Scenario> perThread = results.find(Scenario.Section.LOCK, "key per thread", 32);
+        Optional<Scenario> oneKey = results.find(Scenario.Section.LOCK, "one key", 32);
+        Optional<Scenario> fourPermits = results.find(Scenario.Section.SEMAPHORE, "4 permits", 32);
         targets.add(new Target("Lock, key per thread, 32 threads: Sluice ÷ Redisson", perThread.flatMap(s -> results.ratio(s, Libraries.REDISSON)), 4, true, "×"));
+        targets.add(new Target("Lock, key per thread, 32 threads: Sluice ÷ the SET NX PX + release-script floor",
+                perThread.flatMap(s -> results.ratio(s, Libraries.LOCK_FLOOR)), 1.0, true, "×"));
         targets.add(new Target("Lock, one key, 32 threads: Sluice ÷ Redisson", oneKey.flatMap(s -> results.ratio(s, Libraries.REDISSON)), 2, true, "×"));
+        targets.add(new Target("Semaphore, 4 permits, 32 threads: Sluice ÷ Redisson", fourPermits.flatMap(s -> results.ratio(s, Libraries.REDISSON)), 3, true, "×"));
         targets.add(new Target("Median contended lock hand-off between nodes, Sluice", results.handoff(Libraries.SLUICE)
                 .map(h -> new Stats.Estimate(h[0] / 1000.0, Double.NaN)), 2, false, "ms"));
-        long sluiceBytes = results.memory.stream().filter(r -> r.library().equals(Libraries.SLUICE) && r.limiters() == 1)
-                .mapToLong(r -> r.bytes() / Math.max(1, r.keys())).max().orElse(-1);
-        targets.add(new Target("Memory per bucket key (MEMORY USAGE), Sluice, largest over the rates", sluiceBytes < 0 ? Optional.empty()
-                : Optional.of(new Stats.Estimate(sluiceBytes, Double.NaN)), 64, false, "bytes"));
+    }
+
+    private void floodTargets(List<Target> targets) {
+        targets.add(new Target("Flood, deny cache on: Redis calls for the refused key per node per denial window",
+                results.floodCallsPerWindow(), 1, false, "calls"));
+        targets.add(new Target("Flood: the other clients' p99 with the flood ÷ without", results.floodP99Ratio(), 1.10, false, "×"));
+    }
+
+    private void memoryTargets(List<Target> targets) {
+        long above = results.memoryByKeyLength.stream().mapToLong(MemoryFootprint.KeyLengthRow::aboveFloor).max().orElse(Long.MIN_VALUE);
+        targets.add(new Target("Memory per bucket key above Redis' own floor for its key length (MEMORY USAGE), Sluice, "
+                + "largest over key lengths", above == Long.MIN_VALUE ? Optional.empty()
+                : Optional.of(new Stats.Estimate(above, Double.NaN)), 0, false, "bytes"));
+    }
+
+    /** The end-to-end targets (WildFly). */
+    private void endToEndTargets(List<Target> targets) {
         WildFlyEndToEnd.Result e2e = results.endToEnd;
         boolean e2eMeasured = e2e != null && e2e.skipped().isEmpty();
         targets.add(new Target("WildFly with filter ÷ without, requests/s", e2eMeasured ? Optional.of(e2e.ratio())
                 : Optional.empty(), 0.85, true, "×"));
         targets.add(new Target("WildFly added p99", e2eMeasured ? Optional.of(e2e.addedP99Millis()) : Optional.empty(),
                 1, false, "ms"));
-        return targets;
     }
 
     String targetTable() {
@@ -123,6 +153,57 @@ final class Report {
                 out.append(String.format(Locale.ROOT, "| %s | %,d | %,d |%n", name(row.library()), row.keys(),
                         row.bytesPerLimiter()));
             }
+        }
+        if (!results.memoryByKeyLength.isEmpty()) {
+            out.append("\nSluice's bucket by the length of its Redis key name (`sluice.key-prefix` and the client key varied), "
+                    + "`MEMORY USAGE` after one decision, beside Redis' floor for that name: a plain `SET` of an integer to the "
+                    + "same key:\n\n");
+            out.append("| Key name bytes | Key | Sluice bytes | Floor bytes (SET of an integer) | Sluice − floor |\n|--:|---|--:|--:|--:|\n");
+            for (MemoryFootprint.KeyLengthRow row : results.memoryByKeyLength) {
+                out.append(String.format(Locale.ROOT, "| %d | `%s` | %d | %d | %+d |%n", row.keyBytes(), row.key(),
+                        row.sluiceBytes(), row.floorBytes(), row.aboveFloor()));
+            }
+        }
+        return out.toString();
+    }
+
+    /** What share of the concurrency-limit decisions were admissions, where some may be refused. */
+    String concurrencyNote() {
+        List<String> shares = new ArrayList<>();
+        for (Scenario scenario : results.measurements.keySet()) {
+            if (scenario.section() != Scenario.Section.CONCURRENCY) {
+                continue;
+            }
+            for (String library : scenario.libraries()) {
+                results.summary(scenario, library).filter(s -> s.admittedShare() < 1)
+                        .ifPresent(s -> shares.add(String.format(Locale.ROOT, "%s, %s, %d thread%s: %.1f%% admitted (%s admitted/s)",
+                                name(library), scenario.label(), scenario.threads(), scenario.threads() == 1 ? "" : "s", 100 * s.admittedShare(),
+                                count(s.opsPerSecond().value() * s.admittedShare()))));
+            }
+        }
+        if (shares.isEmpty()) {
+            return "";
+        }
+        return "Concurrency-limit decisions count admitted and refused requests alike (a refusal is the 429, one Redis "
+                + "call; an admission takes the permit and returns it, two calls). Where permits run out: "
+                + String.join("; ", shares) + ".\n";
+    }
+
+    String floodTable() {
+        if (results.floods.isEmpty()) {
+            return "Not run.\n";
+        }
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%d served clients (own keys, limit never reached) and one flooder refused on its key "
+                + "(%s, spent before the run), one node; Redis calls for the flooded key: `INFO commandstats` script calls less "
+                + "the served clients' decisions, from the flooded key's first refusal (the call that starts its denial window) to the end of the run.%n%n", Flood.SERVED_THREADS, Flood.FLOOD_RATE));
+        out.append("| Variant | Round | Served decisions/s | Served p50 µs | Served p99 µs | Flooder decisions/s | Redis calls for the flooded key | Flooder ran s |\n");
+        out.append("|---|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (Flood.Run r : results.floods) {
+            out.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %,d | %.0f |%n", r.variant().label, r.round(),
+                    count(r.servedPerSecond()), micros(r.servedP50Nanos() / 1000.0), micros(r.servedP99Nanos() / 1000.0),
+                    r.variant() == Flood.Variant.QUIET ? "" : count(r.floodPerSecond()),
+                    r.floodRedisCalls(), r.seconds()));
         }
         return out.toString();
     }
@@ -182,9 +263,11 @@ final class Report {
                 + "### Run\n\n" + environment.markdown() + "\n"
                 + "![Sluice against Bucket4j and Redisson](" + chartFile + ")\n\n"
                 + "### Results\n\n" + mainTable() + "\n"
+                + (concurrencyNote().isEmpty() ? "" : concurrencyNote() + "\n")
                 + "### Targets\n\n" + targetTable() + "\n"
                 + "### Contended lock hand-off between nodes (" + Handoff.NODES + " clients × " + Handoff.THREADS_PER_NODE
                 + " threads, one key)\n\n" + handoffTable() + "\n"
+                + "### Flood: one client refused, others served\n\n" + floodTable() + "\n"
                 + "### Redis memory per active limiter\n\n" + memoryTable() + "\n"
                 + "### End to end (WildFly, wrk)\n\n" + endToEnd() + "\n"
                 + END + "\n";
@@ -211,6 +294,7 @@ final class Report {
             case Libraries.BUCKET4J -> "Bucket4j";
             case Libraries.REDISSON -> "Redisson";
             case Libraries.CEILING -> "redis-benchmark (gcra.lua)";
+            case Libraries.CEILING_PIPELINED -> "redis-benchmark -P 16 (gcra.lua, pipelined ceiling)";
             case Libraries.LOCK_FLOOR -> "SET NX PX + release script (floor)";
             case Libraries.RAW_EVALSHA -> "plain Jedis EVALSHA of gcra.lua (reference)";
             default -> library;

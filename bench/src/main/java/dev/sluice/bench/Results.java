@@ -12,6 +12,8 @@ final class Results {
     final Map<Scenario, List<Measurement>> measurements = new LinkedHashMap<>();
     final List<Handoff.Result> handoffs = new ArrayList<>();
     final List<MemoryFootprint.Row> memory = new ArrayList<>();
+    final List<MemoryFootprint.KeyLengthRow> memoryByKeyLength = new ArrayList<>();
+    final List<Flood.Run> floods = new ArrayList<>();
     WildFlyEndToEnd.Result endToEnd;
 
     void add(Scenario scenario, Measurement measurement) {
@@ -39,6 +41,31 @@ final class Results {
         return measurements.keySet().stream()
                 .filter(s -> s.section() == section && s.label().equals(label) && s.threads() == threads)
                 .findFirst();
+    }
+
+    /** One flood variant over all rounds, in round order. */
+    List<Flood.Run> flood(Flood.Variant variant) {
+        return floods.stream().filter(r -> r.variant() == variant).toList();
+    }
+
+    /**
+     * The served clients' p99 with the flood (deny cache on) over without it, per round (both measured back to
+     * back in the same round), then their mean with a 95% interval over rounds ({@code NaN} from one round).
+     */
+    Optional<Stats.Estimate> floodP99Ratio() {
+        List<Double> ratios = new ArrayList<>();
+        for (Flood.Run flooded : flood(Flood.Variant.FLOOD)) {
+            flood(Flood.Variant.QUIET).stream().filter(q -> q.round() == flooded.round()).findFirst()
+                    .ifPresent(quiet -> ratios.add(flooded.servedP99Nanos() / (double) quiet.servedP99Nanos()));
+        }
+        return ratios.isEmpty() ? Optional.empty() : Optional.of(Stats.mean(ratios));
+    }
+
+    /** Redis calls for the flooded key (deny cache on) per denial window, the largest over the rounds. */
+    Optional<Stats.Estimate> floodCallsPerWindow() {
+        return flood(Flood.Variant.FLOOD).stream()
+                .mapToDouble(r -> r.floodRedisCalls() / Math.max(1.0, r.seconds() / Flood.DENIAL_WINDOW.toSeconds()))
+                .max().stream().mapToObj(v -> new Stats.Estimate(v, Double.NaN)).findFirst();
     }
 
     /** Hand-offs of one library over all rounds: mean of the rounds' percentiles. */

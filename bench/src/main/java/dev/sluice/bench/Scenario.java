@@ -17,7 +17,8 @@ record Scenario(Section section, Map<String, String> variant, String label, int 
     enum Section {
         RATE_LIMIT("Rate-limit decisions", RateLimitBenchmark.class, "decide"),
         LOCK("Lock acquire+release", LockBenchmark.class, "lockUnlock"),
-        SEMAPHORE("Semaphore acquire+release", SemaphoreBenchmark.class, "acquireRelease");
+        SEMAPHORE("Semaphore acquire+release", SemaphoreBenchmark.class, "acquireRelease"),
+        CONCURRENCY("Concurrency-limit decisions (acquire + release)", ConcurrencyLimitBenchmark.class, "decide");
 
         final String title;
         final Class<?> benchmark;

@@ -29,7 +29,7 @@ final class Stats {
 
     /** One library in one scenario over all rounds: throughput over every measured iteration, mean percentiles. */
     record Summary(Estimate opsPerSecond, double p50Micros, double p99Micros, int samples,
-                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp) {
+                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp, double admittedShare) {
     }
 
     static Summary summarize(List<Measurement> rounds) {
@@ -53,7 +53,19 @@ final class Stats {
         double p99 = rounds.stream().mapToLong(Measurement::p99Nanos).average().orElse(Double.NaN) / 1000.0;
         double client = rounds.stream().mapToDouble(Measurement::clientCpuMicrosPerOp).average().orElse(Double.NaN);
         double server = rounds.stream().mapToDouble(Measurement::redisCpuMicrosPerOp).average().orElse(Double.NaN);
-        return new Summary(new Estimate(mean, error), p50, p99, n, client, server);
+        double admitted = rounds.stream().mapToDouble(Measurement::admittedShare).average().orElse(Double.NaN);
+        return new Summary(new Estimate(mean, error), p50, p99, n, client, server, admitted);
+    }
+
+    /** The mean of {@code values} with its 95% confidence interval ({@code NaN} for one value). */
+    static Estimate mean(List<Double> values) {
+        double mean = values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+        int n = values.size();
+        if (n < 2) {
+            return new Estimate(mean, Double.NaN);
+        }
+        double squares = values.stream().mapToDouble(v -> square(v - mean)).sum();
+        return new Estimate(mean, t975(n - 1) * Math.sqrt(squares / (n - 1)) / Math.sqrt(n));
     }
 
     private static double t975(int degrees) {
