@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -115,12 +116,17 @@ final class Report {
 
     /** The end-to-end targets (WildFly). */
     private void endToEndTargets(List<Target> targets) {
-        WildFlyEndToEnd.Result e2e = results.endToEnd;
-        boolean e2eMeasured = e2e != null && e2e.skipped().isEmpty();
-        targets.add(new Target("WildFly with filter ÷ without, requests/s", e2eMeasured ? Optional.of(e2e.ratio())
-                : Optional.empty(), 0.85, true, "×"));
-        targets.add(new Target("WildFly added p99", e2eMeasured ? Optional.of(e2e.addedP99Millis()) : Optional.empty(),
-                1, false, "ms"));
+        WildFlyEndToEnd.Result e2e = results.endToEnd != null ? results.endToEnd
+                : new WildFlyEndToEnd.Result(Optional.of("not run"), List.of(), "");
+        targets.add(new Target("WildFly with Sluice's filter ÷ without, requests/s",
+                e2e.ratio(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.WITHOUT), 0.85, true, "×"));
+        targets.add(new Target("WildFly CPU added by Sluice's filter per request",
+                e2e.addedWildflyCpuMicros(), 50, false, "µs"));
+        targets.add(new Target("WildFly added p99 at a paced 500 requests/s", e2e.addedP99Millis(), 1, false, "ms"));
+        targets.add(new Target("WildFly, one client address: Sluice's filter ÷ Bucket4j's, requests/s",
+                e2e.ratio(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.BUCKET4J), 1.5, true, "×"));
+        targets.add(new Target("WildFly, many client addresses: Sluice's filter ÷ Bucket4j's, requests/s",
+                e2e.ratio(WildFlyEndToEnd.SLUICE_MANY, WildFlyEndToEnd.BUCKET4J_MANY), 1.1, true, "×"));
     }
 
     String targetTable() {
@@ -228,26 +234,52 @@ final class Report {
         }
         StringBuilder out = new StringBuilder();
         out.append("`bench/e2e.sh`: ").append(e2e.setup()).append(", WildFly restarted for every run, ")
-                .append("the variants alternating. \"With\": a filter policy on that path that is never reached (one `EVALSHA` ")
-                .append("per request to a loopback redis-server); \"without\": `sluice.filter.enabled=false`. CPU per request: ")
-                .append("user + system time of each process over the measured run divided by the requests served. Spread: ")
-                .append("sample standard deviation over the rounds.\n\n");
-        out.append("| Variant | Requests/s | p99 ms | CPU µs per request: WildFly | redis-server | wrk |\n|---|--:|--:|--:|--:|--:|\n");
-        for (boolean with : new boolean[] {false, true}) {
-            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n",
-                    with ? "With the filter (limit never reached)" : "Without the filter",
-                    spread(e2e.mean(with, WildFlyEndToEnd.Run::requestsPerSecond), 0),
-                    spread(e2e.mean(with, r -> r.p99Micros() / 1000), 2),
-                    spread(e2e.mean(with, WildFlyEndToEnd.Run::wildflyCpuMicros), 0),
-                    spread(e2e.mean(with, WildFlyEndToEnd.Run::redisCpuMicros), 0),
-                    spread(e2e.mean(with, WildFlyEndToEnd.Run::wrkCpuMicros), 0)));
+                .append("the variants' order rotating. \"Without\": `sluice.filter.enabled=false`; Sluice: a filter policy ")
+                .append("on that path that is never reached (one `EVALSHA` per request to a loopback redis-server); Bucket4j: ")
+                .append("a filter written as Bucket4j's documentation shows (Jedis compare-and-swap proxy manager, a bucket ")
+                .append("per client address, `tryConsumeAndReturnRemaining(1)`), Sluice's filter off. One address: every ")
+                .append("request from 127.0.0.1 (one hot key). Many addresses: `X-Forwarded-For` with one of 100,000 ")
+                .append("addresses at random, from loopback as a trusted proxy (`sluice.trusted-proxies=127.0.0.1`; for ")
+                .append("Bucket4j, WildFly's `proxy-address-forwarding=true`). CPU per request: user + system time of each ")
+                .append("process over the measured run divided by the requests served. Spread: sample standard deviation ")
+                .append("over the rounds.\n\n");
+        out.append("| Variant | Requests/s | CPU µs per request: WildFly | redis-server | wrk | Paced: requests/s | p99 ms |\n"
+                + "|---|--:|--:|--:|--:|--:|--:|\n");
+        Map<String, String> labels = Map.of(WildFlyEndToEnd.WITHOUT, "Without a filter",
+                WildFlyEndToEnd.SLUICE, "Sluice's filter, one address", WildFlyEndToEnd.BUCKET4J, "Bucket4j's filter, one address",
+                WildFlyEndToEnd.SLUICE_MANY, "Sluice's filter, many addresses",
+                WildFlyEndToEnd.BUCKET4J_MANY, "Bucket4j's filter, many addresses");
+        for (String variant : WildFlyEndToEnd.VARIANTS) {
+            if (!e2e.measured(variant)) {
+                continue;
+            }
+            out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", labels.get(variant),
+                    spread(e2e.mean(variant, WildFlyEndToEnd.Run::requestsPerSecond), 0),
+                    spread(e2e.mean(variant, WildFlyEndToEnd.Run::wildflyCpuMicros), 0),
+                    spread(e2e.mean(variant, WildFlyEndToEnd.Run::redisCpuMicros), 0),
+                    spread(e2e.mean(variant, WildFlyEndToEnd.Run::wrkCpuMicros), 0),
+                    spread(e2e.mean(variant, WildFlyEndToEnd.Run::pacedRequestsPerSecond), 0),
+                    spread(e2e.mean(variant, r -> r.p99Micros() / 1000), 2)));
         }
-        out.append("\nPer round, with ÷ without: ");
         List<String> perRound = new ArrayList<>();
         for (WildFlyEndToEnd.Round round : e2e.rounds()) {
-            perRound.add(String.format(Locale.ROOT, "%.3f (p99 %+.2f ms)", round.ratio(), round.addedP99Micros() / 1000));
+            List<String> parts = new ArrayList<>();
+            if (round.has(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.WITHOUT)) {
+                parts.add(String.format(Locale.ROOT, "÷ without %.3f (p99 %+.2f ms, WildFly CPU %+.0f µs)",
+                        round.ratio(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.WITHOUT), round.addedP99Micros() / 1000,
+                        round.addedWildflyCpuMicros()));
+            }
+            if (round.has(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.BUCKET4J)) {
+                parts.add(String.format(Locale.ROOT, "÷ Bucket4j, one address %.2f",
+                        round.ratio(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.BUCKET4J)));
+            }
+            if (round.has(WildFlyEndToEnd.SLUICE_MANY, WildFlyEndToEnd.BUCKET4J_MANY)) {
+                parts.add(String.format(Locale.ROOT, "÷ Bucket4j, many addresses %.2f",
+                        round.ratio(WildFlyEndToEnd.SLUICE_MANY, WildFlyEndToEnd.BUCKET4J_MANY)));
+            }
+            perRound.add("round " + round.number() + ": " + String.join(", ", parts));
         }
-        out.append(String.join(", ", perRound)).append(".\n");
+        out.append("\nSluice's filter per round: ").append(String.join("; ", perRound)).append(".\n");
         return out.toString();
     }
 

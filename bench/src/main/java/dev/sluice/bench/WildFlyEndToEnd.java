@@ -12,46 +12,92 @@ import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 
 /**
- * End to end on WildFly: the plain-WAR sample's trivial JAX-RS endpoint loaded by {@code wrk} on loopback, with
- * Sluice's filter (a limit never reached) and without; reported as the requests/s ratio, the added p99 and the CPU
- * each process spends per request.
+ * End to end on WildFly: the plain-WAR sample's trivial JAX-RS endpoint loaded by {@code wrk} on loopback, without a
+ * rate-limit filter, with Sluice's filter and with a Bucket4j filter (a limit never reached), from one client address
+ * and from many; reported as requests/s ratios, the added p99 at a paced load and the CPU each process spends per
+ * request.
  *
  * <p>The measurement is {@code bench/e2e.sh} (it provisions WildFly through the ear-sample build, starts its own
- * {@code redis-server}, restarts WildFly for every run and alternates the variants round by round); this class runs
- * it with the plan's rounds and durations and reads the per-run lines it writes to
+ * {@code redis-server}, restarts WildFly for every run and rotates the variants' order round by round); this class
+ * runs it with the plan's rounds and durations and reads the per-run lines it writes to
  * {@code ear-sample/it/target/e2e-bench/results/summary.txt}.
  */
 final class WildFlyEndToEnd {
 
-    /** One wrk run: {@code variant} is {@code with} or {@code without} the filter. */
+    /** No rate-limit filter. */
+    static final String WITHOUT = "without";
+    /** Sluice's filter, one client address. */
+    static final String SLUICE = "with";
+    /** The Bucket4j filter, one client address. */
+    static final String BUCKET4J = "bucket4j";
+    /** Sluice's filter, many client addresses forwarded by a trusted loopback proxy. */
+    static final String SLUICE_MANY = "with-xff";
+    /** The Bucket4j filter, the same requests, WildFly's proxy-address-forwarding on. */
+    static final String BUCKET4J_MANY = "bucket4j-xff";
+    /** The variants in the order of the report's table. */
+    static final List<String> VARIANTS = List.of(WITHOUT, SLUICE, BUCKET4J, SLUICE_MANY, BUCKET4J_MANY);
+
+    /**
+     * One run of one variant: requests/s and the CPU µs per request of each process at saturation, p99 µs and
+     * requests/s of the paced latency run.
+     */
     record Run(int round, String variant, double requestsPerSecond, double p99Micros, double wildflyCpuMicros,
-               double redisCpuMicros, double wrkCpuMicros) {
+               double redisCpuMicros, double wrkCpuMicros, double pacedRequestsPerSecond) {
     }
 
-    /** One round: the two variants measured back to back. */
-    record Round(Run with, Run without) {
-        double ratio() {
-            return with.requestsPerSecond() / without.requestsPerSecond();
+    /** One round: every variant measured once, WildFly restarted in between. */
+    record Round(int number, Map<String, Run> runs) {
+        boolean has(String... variants) {
+            for (String v : variants) {
+                if (!runs.containsKey(v)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        double ratio(String variant, String over) {
+            return runs.get(variant).requestsPerSecond() / runs.get(over).requestsPerSecond();
         }
 
         double addedP99Micros() {
-            return with.p99Micros() - without.p99Micros();
+            return runs.get(SLUICE).p99Micros() - runs.get(WITHOUT).p99Micros();
+        }
+
+        double addedWildflyCpuMicros() {
+            return runs.get(SLUICE).wildflyCpuMicros() - runs.get(WITHOUT).wildflyCpuMicros();
         }
     }
 
     /** The outcome: the rounds measured, or the reason there are none. */
     record Result(Optional<String> skipped, List<Round> rounds, String setup) {
 
-        Stats.Estimate ratio() {
-            return meanAndSd(rounds.stream().mapToDouble(Round::ratio).toArray());
+        /** Requests/s of {@code variant} over {@code over}, per round; empty when a round lacks either. */
+        Optional<Stats.Estimate> ratio(String variant, String over) {
+            return per(r -> r.ratio(variant, over), variant, over);
         }
 
-        Stats.Estimate addedP99Millis() {
-            return meanAndSd(rounds.stream().mapToDouble(r -> r.addedP99Micros() / 1000).toArray());
+        Optional<Stats.Estimate> addedP99Millis() {
+            return per(r -> r.addedP99Micros() / 1000, SLUICE, WITHOUT);
         }
 
-        Stats.Estimate mean(boolean withFilter, ToDoubleFunction<Run> value) {
-            return meanAndSd(rounds.stream().map(r -> withFilter ? r.with() : r.without()).mapToDouble(value).toArray());
+        Optional<Stats.Estimate> addedWildflyCpuMicros() {
+            return per(Round::addedWildflyCpuMicros, SLUICE, WITHOUT);
+        }
+
+        boolean measured(String variant) {
+            return !rounds.isEmpty() && rounds.stream().allMatch(r -> r.has(variant));
+        }
+
+        Stats.Estimate mean(String variant, ToDoubleFunction<Run> value) {
+            return meanAndSd(rounds.stream().map(r -> r.runs().get(variant)).mapToDouble(value).toArray());
+        }
+
+        private Optional<Stats.Estimate> per(ToDoubleFunction<Round> value, String... variants) {
+            if (skipped.isPresent() || rounds.isEmpty() || !rounds.stream().allMatch(r -> r.has(variants))) {
+                return Optional.empty();
+            }
+            return Optional.of(meanAndSd(rounds.stream().mapToDouble(value).toArray()));
         }
     }
 
@@ -69,12 +115,14 @@ final class WildFlyEndToEnd {
         }
         boolean full = plan.name().equals("full");
         int rounds = full ? 3 : 1;
-        String warmup = full ? "20s" : "10s";
+        // 20 s in both modes: after 10 s on a busy 2-CPU host the JIT compilers were still WildFly's largest CPU users.
+        String warmup = "20s";
         String duration = full ? "20s" : "10s";
+        String latencyDuration = "10s";
         ProcessBuilder builder = new ProcessBuilder("bash", repository.resolve("bench/e2e.sh").toString())
                 .directory(repository.toFile()).inheritIO();
         builder.environment().putAll(Map.of("SLUICE_E2E_ROUNDS", String.valueOf(rounds), "SLUICE_E2E_WARMUP", warmup,
-                "SLUICE_E2E_DURATION", duration));
+                "SLUICE_E2E_DURATION", duration, "SLUICE_E2E_LATENCY_DURATION", latencyDuration));
         int exit = builder.start().waitFor();
         if (exit != 0) {
             return skipped("bench/e2e.sh failed with exit code " + exit + " (its output is above)");
@@ -86,30 +134,30 @@ final class WildFlyEndToEnd {
             wildfly = dirs.map(d -> d.getFileName().toString()).filter(n -> n.startsWith("wildfly-")).findFirst()
                     .map(n -> "WildFly " + n.substring("wildfly-".length())).orElse("WildFly");
         }
-        String setup = String.format(Locale.ROOT, "%s serving the plain WAR's `GET /sample-plain/api/hello`, loaded by "
-                + "`wrk -t2 -c32 -d%s --latency` on 127.0.0.1 after a %s warm-up, %d round(s)", wildfly, duration, warmup,
-                rounds);
+        String setup = String.format(Locale.ROOT, "%s serving the plain WAR's `GET /sample-plain/api/hello` on "
+                + "127.0.0.1, %d round(s); per run: a %s warm-up and the measured %s at saturation (`wrk -t2 -c32`), then "
+                + "%s paced to about 500 requests/s (`wrk -t1 -c5`, each connection waiting 10 ms after a response) for "
+                + "the p99", wildfly, rounds, warmup, duration, latencyDuration);
         return new Result(Optional.empty(), measured, setup);
     }
 
-    /** The lines of e2e.sh's summary: round, variant, requests/s, p99 µs, CPU µs per request of WildFly, Redis, wrk. */
+    /**
+     * The lines of e2e.sh's summary: round, variant, requests/s, p99 µs, CPU µs per request of WildFly, Redis, wrk,
+     * and the paced run's requests/s.
+     */
     static List<Round> parse(List<String> lines) {
-        Map<Integer, Run[]> byRound = new TreeMap<>();
+        Map<Integer, Map<String, Run>> byRound = new TreeMap<>();
         for (String line : lines) {
             String[] f = line.trim().split("\\s+");
-            if (f.length != 7) {
+            if (f.length != 8) {
                 continue;
             }
             Run run = new Run(Integer.parseInt(f[0]), f[1], Double.parseDouble(f[2]), Double.parseDouble(f[3]),
-                    Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]));
-            byRound.computeIfAbsent(run.round(), r -> new Run[2])[run.variant().equals("with") ? 0 : 1] = run;
+                    Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]), Double.parseDouble(f[7]));
+            byRound.computeIfAbsent(run.round(), r -> new TreeMap<>()).put(run.variant(), run);
         }
         List<Round> rounds = new ArrayList<>();
-        for (Run[] pair : byRound.values()) {
-            if (pair[0] != null && pair[1] != null) {
-                rounds.add(new Round(pair[0], pair[1]));
-            }
-        }
+        byRound.forEach((number, runs) -> rounds.add(new Round(number, Map.copyOf(runs))));
         return rounds;
     }
 
