@@ -16,14 +16,16 @@ import java.util.Optional;
 
 /**
  * The PNG of the main comparisons, drawn with plain Java2D (no plotting library, nothing outside the JDK):
- * six panels of grouped bars, operations per second with their 95% error.
+ * eight panels of grouped bars, operations (or requests) per second with their error.
  */
 final class Chart {
 
-    private static final int WIDTH = 1900;
+    private static final int WIDTH = 2500;
     private static final int HEIGHT = 950;
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0x7f7f7f),
-            new Color(0xbcbcbc)};
+            new Color(0xbcbcbc), new Color(0x9467bd)};
+    /** The end-to-end panel's series that is not a library: WildFly with no rate-limit filter. */
+    private static final String NO_FILTER = "no filter";
     private static final List<String> RATE_LIBRARIES = List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.CEILING,
             Libraries.CEILING_PIPELINED);
     /** The pipelined ceiling is measured on the hot key at 32 threads only, and has its own panel. */
@@ -56,11 +58,12 @@ final class Chart {
             g.drawString(subtitle, 30, 62);
             legend(g);
             int top = 110;
-            int w = (WIDTH - 120) / 3;
+            int w = (WIDTH - 150) / 4;
             int h = (HEIGHT - top - 40) / 2;
             draw(g, rateAt(32), 30, top, w, h);
             draw(g, rateHotByThreads(), 60 + w, top, w, h);
             draw(g, rateHotCeilings(), 90 + 2 * w, top, w, h);
+            draw(g, endToEnd(), 120 + 3 * w, top, w, h);
             draw(g, locks(), 30, top + h + 30, w, h);
             draw(g, semaphores(), 60 + w, top + h + 30, w, h);
             draw(g, concurrency(), 90 + 2 * w, top + h + 30, w, h);
@@ -89,6 +92,32 @@ final class Chart {
         List<String> series = List.of(Libraries.SLUICE, Libraries.CEILING, Libraries.CEILING_PIPELINED);
         return panel("Hot key, 32 threads: Sluice and the ceilings", List.of("one hot key"), series,
                 List.of(results.find(Scenario.Section.RATE_LIMIT, "one hot key", 32)));
+    }
+
+    /**
+     * WildFly requests/s: without a filter, Sluice's and Bucket4j's filter from one client address, and both from many
+     * (mean and standard deviation over the rounds).
+     */
+    private Panel endToEnd() {
+        List<String> groups = List.of("one client address", "many addresses (X-Forwarded-For)");
+        List<String> series = List.of(Libraries.SLUICE, Libraries.BUCKET4J, NO_FILTER);
+        String[][] variants = {
+                {WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.BUCKET4J, WildFlyEndToEnd.WITHOUT},
+                {WildFlyEndToEnd.SLUICE_MANY, WildFlyEndToEnd.BUCKET4J_MANY, null}};
+        double[][] values = new double[groups.size()][series.size()];
+        double[][] errors = new double[groups.size()][series.size()];
+        WildFlyEndToEnd.Result e2e = results.endToEnd;
+        for (int gi = 0; gi < groups.size(); gi++) {
+            for (int si = 0; si < series.size(); si++) {
+                String variant = variants[gi][si];
+                boolean measured = variant != null && e2e != null && e2e.skipped().isEmpty() && e2e.measured(variant);
+                Stats.Estimate rps = measured ? e2e.mean(variant, WildFlyEndToEnd.Run::requestsPerSecond) : null;
+                values[gi][si] = rps == null ? Double.NaN : rps.value();
+                // -1: no such bar in this group (WildFly without a filter is measured from one address only)
+                errors[gi][si] = variant == null ? -1 : rps == null ? Double.NaN : rps.error();
+            }
+        }
+        return new Panel("WildFly requests/s end to end (wrk)", groups, series, values, errors);
     }
 
     private Panel concurrency() {
@@ -128,7 +157,7 @@ final class Chart {
         int x = 30;
         List<String> labels = List.of("Sluice", "Bucket4j", "Redisson",
                 "reference: redis-benchmark running gcra.lua (rate limits), bare SET NX PX + release script (locks)",
-                "redis-benchmark -P 16 (pipelined)");
+                "redis-benchmark -P 16 (pipelined)", "WildFly without a rate-limit filter");
         for (int i = 0; i < labels.size(); i++) {
             g.setColor(COLORS[i]);
             g.fillRect(x, 76, 14, 14);
@@ -180,7 +209,11 @@ final class Chart {
                 double v = p.values()[gi][si];
                 int bx = gx + si * barWidth;
                 String library = p.series().get(si);
-                int colorIndex = library.equals(Libraries.LOCK_FLOOR) ? 3 : RATE_LIBRARIES.indexOf(library);
+                int colorIndex = library.equals(Libraries.LOCK_FLOOR) ? 3
+                        : library.equals(NO_FILTER) ? 5 : RATE_LIBRARIES.indexOf(library);
+                if (Double.isNaN(v) && p.errors()[gi][si] == -1) {
+                    continue;
+                }
                 if (Double.isNaN(v)) {
                     g.setColor(Color.GRAY);
                     g.drawString("n/a", bx + (barWidth - fm.stringWidth("n/a")) / 2, bottom - 6);
