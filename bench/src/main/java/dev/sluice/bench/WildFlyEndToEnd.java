@@ -117,7 +117,7 @@ final class WildFlyEndToEnd {
         int rounds = full ? 3 : 1;
         // 20 s in both modes: after 10 s on a busy 2-CPU host the JIT compilers were still WildFly's largest CPU users.
         String warmup = "20s";
-        String duration = full ? "20s" : "10s";
+        String duration = full ? "15s" : "10s";
         String latencyDuration = "10s";
         ProcessBuilder builder = new ProcessBuilder("bash", repository.resolve("bench/e2e.sh").toString())
                 .directory(repository.toFile()).inheritIO();
