@@ -107,6 +107,26 @@ class RedisLockCombiningIT {
     }
 
     @Test
+    void withPipeliningOffEveryLockCallTravelsAlone() throws Exception {
+        try (SluiceRuntime alone = SluiceRuntime.start(SluiceConfigLoader.load(ConfigSources.of(Map.of(
+                "sluice.redis.uri", REDIS.uri(), "sluice.redis.pipelining", "false"))))) {
+            long readsBefore = stat("total_reads_processed");
+            long callsBefore = evalshaCalls();
+
+            onAllThreads(thread -> {
+                for (int i = 0; i < 100; i++) {
+                    alone.locks().lock("alone-" + thread).acquire(Duration.ofSeconds(30), Duration.ofSeconds(30))
+                            .close();
+                }
+            });
+
+            long calls = evalshaCalls() - callsBefore;
+            assertThat(stat("total_reads_processed") - readsBefore).as("socket reads for %d script calls", calls)
+                    .isGreaterThanOrEqualTo(calls);
+        }
+    }
+
+    @Test
     void semaphorePermitsNeverExceedTheLimitWhenCallsTravelTogether() throws Exception {
         AtomicInteger inside = new AtomicInteger();
         ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
