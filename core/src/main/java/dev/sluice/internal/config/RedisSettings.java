@@ -21,8 +21,8 @@ import java.util.Optional;
  *                     ({@code sluice.redis.tls}; a {@code rediss://} URI implies it)
  * @param timeout      socket and command timeout
  * @param pool         connection pool settings
- * @param pipelining   whether rate-limit decisions asked for at the same time share one pipeline
- *                     ({@code sluice.redis.pipelining}, {@code true} by default; standalone and Sentinel)
+ * @param pipelining   whether rate-limit decisions, and lock and semaphore calls, made at the same time share one
+ *                     pipeline ({@code sluice.redis.pipelining}, {@code true} by default; standalone and Sentinel)
  */
 public record RedisSettings(
         Optional<String> uri,

@@ -2,10 +2,9 @@ package dev.sluice.internal.limit;
 
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.RedisSettings;
-import dev.sluice.internal.redis.CallCombiner;
 import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -20,26 +19,26 @@ import java.util.Map;
  * decision in standalone and Sentinel mode, one per hash slot in Cluster mode (each slot atomic on its
  * own, so a policy denied in one slot does not undo a charge already made in another).
  *
- * <p>In standalone and Sentinel mode, decisions that threads ask for at the same time travel together: a
- * {@link CallCombiner} gathers them and sends them as one pipeline of {@code EVALSHA}s on one connection (each
- * still its own atomic script call). A lone caller sends its own call at once, as without combining. Cluster
- * mode sends each call on its own, since a batch would span nodes.
+ * <p>In standalone and Sentinel mode, decisions that threads ask for at the same time travel together
+ * ({@link ScriptCalls}): one pipeline of {@code EVALSHA}s on one connection, each still its own atomic script call.
+ * A lone caller sends its own call at once, as without combining. Cluster mode sends each call on its own, since a
+ * batch would span nodes.
+ *
+ * <p>After a Redis restart the pool's idle connections are dead and the first use of each fails at once. Such a
+ * failure is retried once on a fresh connection (a combined batch as a whole) so that callers never see the
+ * restart. Timeouts are not retried: a hung Redis must cost a caller one timeout, not two. The retry can charge a
+ * bucket twice in the rare case where Redis ran the script and then the connection broke; for a rate limit that
+ * errs on the safe side.
  *
  * <p>Thread-safe; holds no connection of its own.
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
-    private final ScriptExecutor executor;
     private final LuaScript script;
     private final LuaScript releaseScript;
     private final LuaScript renewScript;
     private final boolean cluster;
-    private final Runnable discardIdleConnections;
-    private final CallCombiner<ScriptCall, Object> combiner;
-
-    /** One {@code EVALSHA} of {@code gcra.lua}. */
-    record ScriptCall(List<String> keys, List<String> args) {
-    }
+    private final ScriptCalls calls;
 
     /** Combines concurrent decisions with the default sizes; see the other constructor. */
     public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, RedisSettings.Mode mode,
@@ -48,9 +47,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
     }
 
     /** Batches in flight at once when combining. */
-    public static final int DEFAULT_SENDERS = 2;
+    public static final int DEFAULT_SENDERS = ScriptCalls.DEFAULT_SENDERS;
     /** Most decisions in one batch. */
-    public static final int DEFAULT_BATCH = 64;
+    public static final int DEFAULT_BATCH = ScriptCalls.DEFAULT_BATCH;
 
     /**
      * @param discardIdleConnections called when a pooled connection turns out to be broken (Redis restarted),
@@ -71,13 +70,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
      */
     public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, LuaScript releaseScript,
             LuaScript renewScript, RedisSettings.Mode mode, Runnable discardIdleConnections, int senders, int batch) {
-        this.executor = executor;
         this.script = script;
         this.releaseScript = releaseScript;
         this.renewScript = renewScript;
         this.cluster = mode == RedisSettings.Mode.CLUSTER;
-        this.discardIdleConnections = discardIdleConnections;
-        this.combiner = cluster || senders == 0 ? null : new CallCombiner<>(senders, batch, this::send);
+        this.calls = new ScriptCalls(executor, mode, senders, batch, ScriptCalls.OnBrokenConnection.RETRY_ONCE,
+                discardIdleConnections);
     }
 
     @Override
@@ -128,7 +126,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
     /** One call of a script other than {@code gcra.lua}, on its own (never combined), failures mapped alike. */
     private Object other(LuaScript other, List<String> keys, List<String> args) {
         try {
-            return evalRetryingABrokenConnection(other, keys, args);
+            return calls.evalAlone(other, keys, args);
         } catch (JedisDataException e) {
             throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
                     + ") failed in Redis: " + e.getMessage(), e);
@@ -143,8 +141,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
     private List<BucketOutcome> call(List<BucketRequest> requests) {
         Object reply;
         try {
-            reply = combiner == null ? evalRetryingABrokenConnection(script, keys(requests), args(requests))
-                    : combiner.call(new ScriptCall(keys(requests), args(requests)));
+            reply = calls.eval(script, keys(requests), args(requests));
         } catch (JedisDataException e) {
             // Redis answered with an error: the script failed, typically an operator's replacement. Naming it
             // tells the operator where to look; the failure mode applies as for an unreachable Redis.
@@ -201,73 +198,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
             }
         }
         return args;
-    }
-
-    /**
-     * After a Redis restart the pool's idle connections are dead and the first use of each fails at once. Such a
-     * failure is retried once on a fresh connection so that callers never see the restart. Timeouts are not
-     * retried: a hung Redis must cost a caller one timeout, not two. The retry can charge a bucket twice in the
-     * rare case where Redis ran the script and then the connection broke; for a rate limit that errs on the
-     * safe side.
-     */
-    private Object evalRetryingABrokenConnection(LuaScript script, List<String> keys, List<String> args) {
-        try {
-            return executor.eval(script, keys, args);
-        } catch (JedisConnectionException e) {
-            if (isTimeout(e)) {
-                throw e;
-            }
-            discardIdleConnections.run();
-            return executor.eval(script, keys, args);
-        }
-    }
-
-    /**
-     * Sends a combined batch. One call goes alone, exactly as without combining; more go as one pipeline, retried
-     * as a whole on a fresh connection if the connection broke, and never after a timeout.
-     */
-    private void send(List<CallCombiner.Call<ScriptCall, Object>> batch) {
-        if (batch.size() == 1) {
-            CallCombiner.Call<ScriptCall, Object> only = batch.get(0);
-            try {
-                only.complete(evalRetryingABrokenConnection(script, only.request().keys(), only.request().args()));
-            } catch (JedisDataException answeredWithAnError) {
-                only.fail(answeredWithAnError);
-            }
-            return;
-        }
-        List<List<String>> keys = new ArrayList<>(batch.size());
-        List<List<String>> args = new ArrayList<>(batch.size());
-        for (CallCombiner.Call<ScriptCall, Object> call : batch) {
-            keys.add(call.request().keys());
-            args.add(call.request().args());
-        }
-        List<Object> replies;
-        try {
-            replies = executor.evalAll(script, keys, args);
-        } catch (JedisConnectionException e) {
-            if (isTimeout(e)) {
-                throw e;
-            }
-            discardIdleConnections.run();
-            replies = executor.evalAll(script, keys, args);
-        }
-        for (int i = 0; i < batch.size(); i++) {
-            if (replies.get(i) instanceof JedisDataException answeredWithAnError) {
-                batch.get(i).fail(answeredWithAnError);
-            } else {
-                batch.get(i).complete(replies.get(i));
-            }
-        }
-    }
-
-    private static boolean isTimeout(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.net.SocketTimeoutException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.util.ArrayList;
@@ -68,13 +69,17 @@ public final class LockServices {
         ReleaseSignals signals = new ReleaseSignals();
         List<AutoCloseable> resources = new ArrayList<>();
         resources.add(new RedisReleaseSubscriber(redis::client, channel, signals));
+        // Locks and semaphores share one combiner, so a batch may mix their calls. A lost reply is never resent:
+        // the caller decides what it means, as for a call sent on its own.
+        ScriptCalls calls = ScriptCalls.of(executor, redis.mode(), config.redis().pipelining(),
+                ScriptCalls.OnBrokenConnection.FAIL, redis::discardIdleConnections);
         LockStore locks;
         if (config.redis().redlockNodes().isEmpty()) {
-            locks = new RedisLockStore(executor, scripts, channel);
+            locks = new RedisLockStore(calls, scripts, channel);
         } else {
             locks = redlock(config, scripts, channel, signals, resources);
         }
-        SemaphoreStore semaphores = new RedisSemaphoreStore(executor, scripts, channel);
+        SemaphoreStore semaphores = new RedisSemaphoreStore(calls, scripts, channel);
         return new LockService(closing(locks, resources), semaphores, signals, watchdog, config.keyPrefix(), options);
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.util.List;
@@ -10,7 +11,13 @@ import java.util.List;
  * passed to the next local thread unless another instance waits), {@code lock-release.lua} (compare-and-delete,
  * plus PUBLISH when marked) and {@code lock-extend.lua} (compare-and-PEXPIRE), each one {@code EVALSHA}. The lock, its
  * counter ({@code :fence}) and its waiters mark ({@code :waiters}) share a hash slot through the braces of
- * {@code <prefix>:lock:{<material>}}. Thread-safe.
+ * {@code <prefix>:lock:{<material>}}.
+ *
+ * <p>Calls travel as its {@link ScriptCalls} sends them: combined with other threads' lock and semaphore calls into
+ * one pipeline when the application pipelines, else each on its own. Either way a broken connection fails the call
+ * and is never retried: a release that ran before its reply was lost would, sent again, report the lock as lost.
+ * The caller treats the failure as it would any unanswered call (an acquisition is undone by compare-and-delete).
+ * Thread-safe.
  */
 public final class RedisLockStore implements LockStore {
 
@@ -22,20 +29,28 @@ public final class RedisLockStore implements LockStore {
     static final String WAITERS_MARGIN = Long.toString(WAITERS_MARGIN_MILLIS);
     private static final String FENCE_TTL = Long.toString(InProcessLockStore.FENCE_TTL_MILLIS);
 
-    private final ScriptExecutor executor;
+    private final ScriptCalls calls;
     private final LockScripts scripts;
     private final String channel;
 
-    /** @param channel where releases are published; the application's subscriber listens on it */
+    /** Every call on its own connection (a Redlock master, tests). */
     public RedisLockStore(ScriptExecutor executor, LockScripts scripts, String channel) {
-        this.executor = executor;
+        this(ScriptCalls.alone(executor), scripts, channel);
+    }
+
+    /**
+     * @param calls   how script calls travel: combined with other threads' calls, or each on its own
+     * @param channel where releases are published; the application's subscriber listens on it
+     */
+    public RedisLockStore(ScriptCalls calls, LockScripts scripts, String channel) {
+        this.calls = calls;
         this.scripts = scripts;
         this.channel = channel;
     }
 
     @Override
     public Attempt tryLock(String key, String owner, long leaseMillis) {
-        List<?> reply = (List<?>) executor.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
+        List<?> reply = (List<?>) calls.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
                 List.of(owner, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN));
         return attempt(reply);
     }
@@ -52,12 +67,12 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean unlock(String key, String owner) {
-        return (Long) executor.eval(scripts.lockRelease(), List.of(key, waitersKey(key)), List.of(owner, channel)) == 1L;
+        return (Long) calls.eval(scripts.lockRelease(), List.of(key, waitersKey(key)), List.of(owner, channel)) == 1L;
     }
 
     @Override
     public Handover handOver(String key, String holder, String next, long leaseMillis) {
-        List<?> reply = (List<?>) executor.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
+        List<?> reply = (List<?>) calls.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
                 List.of(next, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN, holder, channel));
         return new Handover((Long) reply.get(2) == 1L, attempt(reply));
     }
@@ -69,6 +84,6 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean extend(String key, String owner, long leaseMillis) {
-        return (Long) executor.eval(scripts.lockExtend(), List.of(key), List.of(owner, Long.toString(leaseMillis))) == 1L;
+        return (Long) calls.eval(scripts.lockExtend(), List.of(key), List.of(owner, Long.toString(leaseMillis))) == 1L;
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.util.List;
@@ -14,22 +15,30 @@ import java.util.List;
  */
 public final class RedisSemaphoreStore implements SemaphoreStore {
 
-    private final ScriptExecutor executor;
+    private final ScriptCalls calls;
     private final LockScripts scripts;
     private final String channel;
     /** This instance in waiters marks, unique per store (one per application). */
     private final String instance = Owners.newToken();
 
-    /** @param channel where returns are published; the application's subscriber listens on it */
+    /** Every call on its own connection (a Redlock master, tests). */
     public RedisSemaphoreStore(ScriptExecutor executor, LockScripts scripts, String channel) {
-        this.executor = executor;
+        this(ScriptCalls.alone(executor), scripts, channel);
+    }
+
+    /**
+     * @param calls   how script calls travel: combined with other threads' calls, or each on its own
+     * @param channel where returns are published; the application's subscriber listens on it
+     */
+    public RedisSemaphoreStore(ScriptCalls calls, LockScripts scripts, String channel) {
+        this.calls = calls;
         this.scripts = scripts;
         this.channel = channel;
     }
 
     @Override
     public Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
-        List<?> reply = (List<?>) executor.eval(scripts.semaphoreAcquire(), List.of(key, RedisLockStore.waitersKey(key)),
+        List<?> reply = (List<?>) calls.eval(scripts.semaphoreAcquire(), List.of(key, RedisLockStore.waitersKey(key)),
                 List.of(permitId, Integer.toString(permits), Long.toString(leaseMillis), RedisLockStore.WAITERS_MARGIN,
                         instance));
         return (Long) reply.get(0) == 1L ? Attempt.granted(0) : Attempt.refused((Long) reply.get(1));
@@ -37,7 +46,7 @@ public final class RedisSemaphoreStore implements SemaphoreStore {
 
     @Override
     public LockStore.Handover handOver(String key, String holder, String next, int permits, long leaseMillis) {
-        List<?> reply = (List<?>) executor.eval(scripts.semaphoreHandover(), List.of(key, RedisLockStore.waitersKey(key)),
+        List<?> reply = (List<?>) calls.eval(scripts.semaphoreHandover(), List.of(key, RedisLockStore.waitersKey(key)),
                 List.of(holder, next, Integer.toString(permits), Long.toString(leaseMillis), instance, channel));
         return new LockStore.Handover((Long) reply.get(0) == 1L,
                 (Long) reply.get(1) == 1L ? Attempt.granted(0) : Attempt.refused(0));
@@ -45,13 +54,13 @@ public final class RedisSemaphoreStore implements SemaphoreStore {
 
     @Override
     public boolean release(String key, String permitId) {
-        return (Long) executor.eval(scripts.semaphoreRelease(), List.of(key, RedisLockStore.waitersKey(key)),
+        return (Long) calls.eval(scripts.semaphoreRelease(), List.of(key, RedisLockStore.waitersKey(key)),
                 List.of(permitId, channel)) == 1L;
     }
 
     @Override
     public boolean extend(String key, String permitId, long leaseMillis) {
-        return (Long) executor.eval(scripts.semaphoreExtend(), List.of(key),
+        return (Long) calls.eval(scripts.semaphoreExtend(), List.of(key),
                 List.of(permitId, Long.toString(leaseMillis))) == 1L;
     }
 }

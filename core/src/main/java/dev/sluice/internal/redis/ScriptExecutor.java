@@ -82,29 +82,45 @@ public final class ScriptExecutor {
         }
     }
 
+    /** One {@code EVALSHA} of a batch: the script, its keys (at least one) and its arguments. */
+    public record Call(LuaScript script, List<String> keys, List<String> args) {
+        public Call {
+            Objects.requireNonNull(script, "script");
+            if (keys.isEmpty()) {
+                throw new IllegalArgumentException("script " + script.name() + " needs at least one key");
+            }
+        }
+    }
+
     /**
-     * Runs {@code script} once per entry of {@code keys} and {@code args}, all as one pipeline of
-     * {@code EVALSHA}s on one pooled connection: one write and one read for the lot, each call still atomic on
-     * its own. If Redis answers {@code NOSCRIPT}, the script is loaded once and the calls that got it are sent
-     * again. Standalone and Sentinel only: a Cluster pipeline would split the batch by node anyway.
+     * Runs {@code script} once per entry of {@code keys} and {@code args}, as {@link #evalAll(List)} does.
+     */
+    public List<Object> evalAll(LuaScript script, List<List<String>> keys, List<List<String>> args) {
+        List<Call> calls = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            calls.add(new Call(script, keys.get(i), args.get(i)));
+        }
+        return evalAll(calls);
+    }
+
+    /**
+     * Runs {@code calls}, of one script or several, as one pipeline of {@code EVALSHA}s on one pooled connection:
+     * one write and one read for the lot, each call still atomic on its own. If Redis answers {@code NOSCRIPT},
+     * each missing script is loaded once and the calls that got it are sent again (they did not run). Standalone
+     * and Sentinel only: a Cluster pipeline would split the batch by node anyway.
      *
-     * @return per entry, in order, the script's reply or the {@link JedisDataException} Redis answered that
+     * @return per call, in order, the script's reply or the {@link JedisDataException} Redis answered that
      *         call with (a failing script fails its own call only)
      * @throws JedisConnectionException when Redis cannot be reached or the replies do not arrive within the
      *                                  socket timeout; any of the calls may then have run
      * @throws SluiceConfigException    as {@link #eval}
      */
-    public List<Object> evalAll(LuaScript script, List<List<String>> keys, List<List<String>> args) {
+    public List<Object> evalAll(List<Call> calls) {
         if (mode == Mode.CLUSTER) {
             throw new IllegalStateException("pipelined scripts are not routed by slot; call eval per slot in Cluster");
         }
         UnifiedJedis jedis = client.get();
-        List<Integer> all = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            all.add(i);
-        }
-        List<Object> replies = new ArrayList<>(keys.size());
-        pipeline(jedis, script, keys, args, all).forEach(replies::add);
+        List<Object> replies = pipeline(jedis, calls);
         List<Integer> missing = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
             if (replies.get(i) instanceof JedisNoScriptException) {
@@ -112,25 +128,33 @@ public final class ScriptExecutor {
             }
         }
         if (!missing.isEmpty()) {
-            load(jedis, script, keys.get(missing.get(0)).get(0));
-            List<Object> again = pipeline(jedis, script, keys, args, missing);
+            List<Call> again = new ArrayList<>(missing.size());
+            List<LuaScript> loaded = new ArrayList<>(1);
+            for (int i : missing) {
+                Call call = calls.get(i);
+                if (!loaded.contains(call.script())) {
+                    load(jedis, call.script(), call.keys().get(0));
+                    loaded.add(call.script());
+                }
+                again.add(call);
+            }
+            List<Object> againReplies = pipeline(jedis, again);
             for (int j = 0; j < missing.size(); j++) {
-                replies.set(missing.get(j), again.get(j));
+                replies.set(missing.get(j), againReplies.get(j));
             }
         }
         return replies;
     }
 
-    private static List<Object> pipeline(UnifiedJedis jedis, LuaScript script, List<List<String>> keys,
-            List<List<String>> args, List<Integer> which) {
-        List<Response<Object>> responses = new ArrayList<>(which.size());
+    private static List<Object> pipeline(UnifiedJedis jedis, List<Call> calls) {
+        List<Response<Object>> responses = new ArrayList<>(calls.size());
         try (AbstractPipeline pipeline = jedis.pipelined()) {
-            for (int i : which) {
-                responses.add(pipeline.evalsha(script.sha(), keys.get(i), args.get(i)));
+            for (Call call : calls) {
+                responses.add(pipeline.evalsha(call.script().sha(), call.keys(), call.args()));
             }
             pipeline.sync();
         }
-        List<Object> replies = new ArrayList<>(which.size());
+        List<Object> replies = new ArrayList<>(calls.size());
         for (Response<Object> response : responses) {
             try {
                 replies.add(response.get());

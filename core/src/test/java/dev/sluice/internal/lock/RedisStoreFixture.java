@@ -3,6 +3,7 @@ package dev.sluice.internal.lock;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.test.RedisServer;
 
@@ -12,8 +13,8 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Independent instances over one real Redis (standalone or Cluster): each with its own pool, scripts executor and
- * subscriber.
+ * Independent instances over one real Redis (standalone or Cluster): each with its own pool, scripts executor,
+ * combiner of script calls and subscriber.
  */
 final class RedisStoreFixture extends StoreFixture {
 
@@ -82,7 +83,10 @@ final class RedisStoreFixture extends StoreFixture {
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
-        return new Parts(new RedisLockStore(executor, scripts, channel), new RedisSemaphoreStore(executor, scripts, channel),
+        // As an application builds them: lock and semaphore calls combined (standalone; Cluster sends them alone).
+        ScriptCalls calls = ScriptCalls.of(executor, connector.mode(), true, ScriptCalls.OnBrokenConnection.FAIL,
+                connector::discardIdleConnections);
+        return new Parts(new RedisLockStore(calls, scripts, channel), new RedisSemaphoreStore(calls, scripts, channel),
                 signals, () -> {
                     subscriber.close();
                     connector.close();

@@ -109,6 +109,20 @@ class ScriptExecutorTest {
     }
 
     @Test
+    void aBatchOfSeveralScriptsRunsEachCallWithItsOwnScriptAndLoadsEachMissingOnce() {
+        LuaScript get = LuaScript.of("test-get", "return redis.call('GET', KEYS[1])", "ScriptExecutorTest");
+
+        List<Object> replies = executor.evalAll(List.of(new ScriptExecutor.Call(incr, List.of("a"), List.of("2")),
+                new ScriptExecutor.Call(get, List.of("a"), List.of()),
+                new ScriptExecutor.Call(incr, List.of("a"), List.of("3")),
+                new ScriptExecutor.Call(get, List.of("a"), List.of())));
+
+        assertThat(replies).containsExactly(2L, "2", 5L, "5");
+        assertThat(redis.commandCount("script|load")).as("one load per script").isEqualTo(2);
+        assertThat(redis.commandCount("evalsha")).as("four NOSCRIPT, four re-runs").isEqualTo(8);
+    }
+
+    @Test
     void aCallOfABatchWhoseScriptFailsFailsAloneAndTheOthersStand() {
         List<Object> replies = executor.evalAll(incr, List.of(List.of("a"), List.of("b"), List.of("a")),
                 List.of(List.of("1"), List.of("not a number"), List.of("2")));
