@@ -44,7 +44,7 @@ class HeldPermitsLongestHoldTest {
     void aPermitNeverReleasedIsRenewedPastItsLeaseThenNoLongerThanTheLongestHold() {
         List<LimitCall> held = take();
         assertThat(held).isNotNull();
-        HeldPermits.hold(runtime.rateLimits(), held, () -> watchdog, lease -> 1_500);
+        HeldPermits.hold(runtime.rateLimits(), held, () -> watchdog, lease -> 1_500, System::nanoTime);
 
         await().during(Duration.ofMillis(900)).atMost(Duration.ofSeconds(5))
                 .until(() -> take() == null);
