@@ -178,6 +178,12 @@ class HeldPermitsRenewalTest {
     }
 
     @Test
+    void theLongestHoldIsTenLeasesAndAtLeastTenMinutes() {
+        assertThat(HeldPermits.longestHoldMillis(30_000)).isEqualTo(600_000);
+        assertThat(HeldPermits.longestHoldMillis(120_000)).isEqualTo(1_200_000);
+    }
+
+    @Test
     void permitsOfOneRequestShareOneIdAndNoneHoldsNothing() {
         assertThatThrownBy(() -> hold(60_000, call("reports", "p1"), call("exports", "p2")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("two ids");
