@@ -5,6 +5,9 @@ import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.test.FaultyProxy;
 import dev.sluice.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -13,11 +16,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link RedisRateLimitStore} on a real {@code redis-server} (one per class), as the runtime builds it (decisions
@@ -164,5 +174,56 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
             REDIS.resume();
         }
         assertThat(discarded).as("no retry on a fresh connection").hasValue(0);
+    }
+
+    @Test
+    void callsQueuedBehindOneInFlightGoTogetherAndAFailingCallFailsOnlyItsCaller() throws Exception {
+        LuaScript answering = LuaScript.of("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
+                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}", "file:/etc/sluice/gcra.lua");
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
+            RedisConnector connector = RedisConnector.connect(SluiceConfigLoader.load(ConfigSources.of(
+                    Map.of("sluice.redis.uri", proxy.uri()))).redis());
+            connectors.add(connector);
+            RedisRateLimitStore store = new RedisRateLimitStore(ScriptExecutor.of(connector), answering,
+                    LuaScript.bundled("concurrency-release"), LuaScript.bundled("semaphore-extend"),
+                    RedisSettings.Mode.STANDALONE, connector::discardIdleConnections, 1, 64);
+            store.consume(List.of(rate("k7", 1)));
+            REDIS.resetStats();
+
+            proxy.stall(true);
+            Future<Long> first = threads.submit(() -> store.consume(List.of(rate("k1", 1))).get(0).remaining());
+            await().atMost(Duration.ofSeconds(10)).until(() -> proxy.heldChunks() > 0);
+            List<Thread> queued = new ArrayList<>();
+            List<CompletableFuture<Object>> behind = new ArrayList<>();
+            for (String key : List.of("bad", "k3")) {
+                CompletableFuture<Object> outcome = new CompletableFuture<>();
+                behind.add(outcome);
+                threads.submit(() -> {
+                    synchronized (queued) {
+                        queued.add(Thread.currentThread());
+                    }
+                    try {
+                        outcome.complete(store.consume(List.of(rate(key, 1))).get(0).remaining());
+                    } catch (RuntimeException e) {
+                        outcome.complete(e);
+                    }
+                });
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                synchronized (queued) {
+                    return queued.size() == 2 && queued.stream().allMatch(t -> t.getState() == Thread.State.WAITING);
+                }
+            });
+            proxy.stall(false);
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
+            assertThat(behind.get(0).get(10, TimeUnit.SECONDS)).isInstanceOf(StoreUnavailableException.class)
+                    .asString().contains("file:/etc/sluice/gcra.lua", "bad key");
+            assertThat(behind.get(1).get(10, TimeUnit.SECONDS)).isEqualTo(3L);
+            assertThat(REDIS.commandCount("evalsha")).as("one each; the queued two in one pipeline").isEqualTo(3);
+        } finally {
+            threads.shutdownNow();
+        }
     }
 }
