@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Supplier;
 
@@ -40,12 +41,16 @@ public final class HeldPermits {
     }
 
     static HeldPermits hold(RateLimitEngine engine, List<LimitCall> calls, Supplier<Watchdog> watchdog) {
-        return hold(engine, calls, watchdog, HeldPermits::longestHoldMillis);
+        return hold(engine, calls, watchdog, HeldPermits::longestHoldMillis, System::nanoTime);
     }
 
-    /** @param longestHold the longest renewal of a permit, in ms, given its lease in ms */
+    /**
+     * @param longestHold the longest renewal of a permit, in ms, given its lease in ms
+     * @param nanos       the monotonic clock the longest hold is measured on, in ns ({@code System::nanoTime}
+     *                    outside tests; a test gives the watchdog the same clock)
+     */
     static HeldPermits hold(RateLimitEngine engine, List<LimitCall> calls, Supplier<Watchdog> watchdog,
-                            LongUnaryOperator longestHold) {
+                            LongUnaryOperator longestHold, LongSupplier nanos) {
         if (calls.isEmpty()) {
             return NONE;
         }
@@ -63,11 +68,11 @@ public final class HeldPermits {
             long lease = call.policy().concurrencyLeaseMillis();
             long longestMillis = longestHold.applyAsLong(lease);
             long longest = TimeUnit.MILLISECONDS.toNanos(longestMillis);
-            long taken = System.nanoTime();
+            long taken = nanos.getAsLong();
             AtomicReference<Runnable> stop = new AtomicReference<>();
             String what = "a permit of concurrency limit '" + call.policy().name() + "'";
             Runnable cancel = renewing.keep(lease, millis -> {
-                if (System.nanoTime() - taken > longest) {
+                if (nanos.getAsLong() - taken > longest) {
                     // the response never came, or the request runs longer than any request should: let the
                     // permit run out rather than block its key until the node stops
                     LOG.log(Level.WARNING, "Sluice: " + what + " was held for " + longestMillis

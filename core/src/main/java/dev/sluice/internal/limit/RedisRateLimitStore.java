@@ -113,29 +113,35 @@ public final class RedisRateLimitStore implements RateLimitStore {
         }
         int held = 0;
         for (List<String> slotKeys : bySlot.values()) {
-            held += Math.toIntExact((Long) other(releaseScript, slotKeys, List.of(permitId)));
+            held += Math.toIntExact(other(releaseScript, slotKeys, List.of(permitId)));
         }
         return held;
     }
 
     @Override
     public boolean renew(String key, String permitId, long leaseMillis) {
-        return (Long) other(renewScript, List.of(key), List.of(permitId, Long.toString(leaseMillis))) == 1L;
+        return other(renewScript, List.of(key), List.of(permitId, Long.toString(leaseMillis))) == 1L;
     }
 
-    /** One call of a script other than {@code gcra.lua}, on its own (never combined), failures mapped alike. */
-    private Object other(LuaScript other, List<String> keys, List<String> args) {
+    /**
+     * One call of a script other than {@code gcra.lua}, on its own (never combined), failures mapped alike; its
+     * reply is an integer.
+     */
+    private long other(LuaScript other, List<String> keys, List<String> args) {
+        Object reply;
         try {
-            return calls.evalAlone(other, keys, args);
+            reply = calls.evalAlone(other, keys, args);
         } catch (JedisDataException e) {
             throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
                     + ") failed in Redis: " + e.getMessage(), e);
         } catch (JedisException e) {
             throw new StoreUnavailableException("Redis concurrency-limit call failed: " + e.getMessage(), e);
-        } catch (ClassCastException e) {
-            throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
-                    + ") answered in a shape Sluice does not read", e);
         }
+        if (!(reply instanceof Long number)) {
+            throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
+                    + ") answered in a shape Sluice does not read: expected an integer, got " + reply, null);
+        }
+        return number;
     }
 
     private List<BucketOutcome> call(List<BucketRequest> requests) {

@@ -1,0 +1,229 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.internal.redis.ScriptExecutor;
+import dev.sluice.internal.config.ConfigSources;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.test.FaultyProxy;
+import dev.sluice.test.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link RedisRateLimitStore} on a real {@code redis-server} (one per class), as the runtime builds it (decisions
+ * combined): the rate-limit contract, concurrency permits (taking, renewing, returning), a script that fails or
+ * answers in another shape, and the one retry after a broken connection that a timeout does not get.
+ */
+class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
+
+    @RegisterExtension
+    static final RedisServer REDIS = RedisServer.standalone();
+
+    private static final long SECOND = 1_000_000L;
+
+    private final List<RedisConnector> connectors = new ArrayList<>();
+    private final AtomicInteger discarded = new AtomicInteger();
+
+    @Override
+    protected RateLimitStore freshStore() {
+        return store(REDIS.settings(), LuaScript.bundled("gcra"), LuaScript.bundled("semaphore-extend"));
+    }
+
+    private RedisRateLimitStore store(RedisSettings settings, LuaScript gcra, LuaScript renew) {
+        RedisConnector connector = RedisConnector.connect(settings);
+        connectors.add(connector);
+        return new RedisRateLimitStore(ScriptExecutor.of(connector), gcra, LuaScript.bundled("concurrency-release"),
+                renew, RedisSettings.Mode.STANDALONE, () -> {
+                    discarded.incrementAndGet();
+                    connector.discardIdleConnections();
+                }, RedisRateLimitStore.DEFAULT_SENDERS, RedisRateLimitStore.DEFAULT_BATCH);
+    }
+
+    @AfterEach
+    void closeConnectors() {
+        connectors.forEach(RedisConnector::close);
+    }
+
+    static BucketRequest permit(String key, int permits, String id) {
+        return BucketRequest.permits(key, ChargeMode.CONCURRENCY, new BucketRequest.Permit(permits, 60_000, id));
+    }
+
+    static BucketRequest rate(String key, long capacity) {
+        return new BucketRequest(key, 1, List.of(BucketRequest.Limit.ofMicros(3600 * SECOND, capacity)),
+                ChargeMode.ENFORCE);
+    }
+
+    @Test
+    void permitsAreTakenUpToTheLimitRenewedWhileHeldAndReturnedAsACount() {
+        RateLimitStore store = freshStore();
+        assertThat(store.consume(List.of(permit("x", 2, "a"), rate("r", 5))))
+                .extracting(BucketOutcome::allowed, BucketOutcome::remaining)
+                .containsExactly(tuple(true, 1L), tuple(true, 4L));
+        assertThat(store.consume(List.of(permit("x", 2, "b"))).get(0).remaining()).isZero();
+        assertThat(store.consume(List.of(permit("x", 2, "c"))).get(0).allowed()).isFalse();
+        assertThat(store.consume(List.of(permit("y", 1, "a"))).get(0).allowed()).isTrue();
+
+        assertThat(store.renew("x", "a", 60_000)).isTrue();
+        assertThat(store.renew("x", "c", 60_000)).as("c holds no permit").isFalse();
+
+        assertThat(store.release(List.of("x", "y", "z"), "a")).isEqualTo(2);
+        assertThat(store.release(List.of("x"), "a")).as("already returned").isZero();
+        assertThat(store.release(List.of(), "b")).isZero();
+        assertThat(store.consume(List.of(permit("x", 2, "c"))).get(0).allowed()).as("a's permit is free").isTrue();
+    }
+
+    @Test
+    void aRequestWithSeveralBandwidthsIsDeniedByItsTightest() {
+        RateLimitStore store = freshStore();
+        BucketRequest twoBandwidths = new BucketRequest("k", 1, List.of(
+                BucketRequest.Limit.ofMicros(3600 * SECOND, 5), BucketRequest.Limit.ofMicros(3600 * SECOND, 2)),
+                ChargeMode.ENFORCE);
+        assertThat(store.consume(List.of(twoBandwidths)).get(0).remaining()).isEqualTo(1);
+        assertThat(store.consume(List.of(twoBandwidths)).get(0).remaining()).isZero();
+        BucketOutcome denied = store.consume(List.of(twoBandwidths)).get(0);
+        assertThat(denied.allowed()).isFalse();
+        assertThat(denied.tightest()).isEqualTo(1);
+    }
+
+    @Test
+    void aScriptFailingInRedisIsNamedWithItsLocation() {
+        RateLimitStore store = store(REDIS.settings(),
+                LuaScript.of("gcra", "return redis.error_reply('broken replacement')", "file:/etc/sluice/gcra.lua"),
+                LuaScript.of("semaphore-extend", "return redis.error_reply('broken extend')", "file:/etc/sluice/ext.lua"));
+        assertThatThrownBy(() -> store.consume(List.of(rate("r", 5))))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("gcra").hasMessageContaining("file:/etc/sluice/gcra.lua")
+                .hasMessageContaining("broken replacement");
+        assertThatThrownBy(() -> store.renew("x", "a", 1000))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("semaphore-extend").hasMessageContaining("file:/etc/sluice/ext.lua")
+                .hasMessageContaining("broken extend");
+        assertThat(discarded).as("Redis answered: no connection was broken").hasValue(0);
+    }
+
+    @Test
+    void aScriptAnsweringInAnotherShapeIsNamedWithItsLocation() {
+        RedisConnector connector = RedisConnector.connect(REDIS.settings());
+        connectors.add(connector);
+        RateLimitStore store = new RedisRateLimitStore(ScriptExecutor.of(connector),
+                LuaScript.of("gcra", "return 'yes'", "file:/etc/sluice/gcra.lua"),
+                LuaScript.of("concurrency-release", "return nil", "file:/etc/sluice/rel.lua"),
+                LuaScript.of("semaphore-extend", "return 'yes'", "file:/etc/sluice/ext.lua"),
+                RedisSettings.Mode.STANDALONE, connector::discardIdleConnections, 0, 1);
+        assertThatThrownBy(() -> store.consume(List.of(rate("r", 5))))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("file:/etc/sluice/gcra.lua").hasMessageContaining("shape");
+        assertThatThrownBy(() -> store.renew("x", "a", 1000))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("file:/etc/sluice/ext.lua").hasMessageContaining("shape");
+        assertThatThrownBy(() -> store.release(List.of("x"), "a"))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("file:/etc/sluice/rel.lua").hasMessageContaining("shape");
+    }
+
+    @Test
+    void aConnectionBrokenByARestartIsRetriedOnceOnAFreshOne() {
+        REDIS.assumeControllable();
+        RateLimitStore store = freshStore();
+        assertThat(store.consume(List.of(rate("r", 5))).get(0).allowed()).isTrue();
+        assertThat(store.consume(List.of(permit("x", 1, "a"))).get(0).allowed()).isTrue();
+        REDIS.stop();
+        REDIS.start();
+
+        assertThat(store.consume(List.of(rate("r", 5))).get(0).remaining()).as("a fresh bucket after the restart")
+                .isEqualTo(4);
+        assertThat(discarded).as("idle connections discarded").hasValue(1);
+        REDIS.stop();
+        REDIS.start();
+        assertThat(store.renew("x", "a", 1000)).as("the permit went with the restart").isFalse();
+        assertThat(discarded).hasValue(2);
+    }
+
+    @Test
+    void aTimeoutIsNotRetried() {
+        REDIS.assumeControllable();
+        RateLimitStore store = store(REDIS.settings(Duration.ofMillis(300)), LuaScript.bundled("gcra"),
+                LuaScript.bundled("semaphore-extend"));
+        store.consume(List.of(rate("r", 5)));
+        REDIS.pause();
+        try {
+            assertThatThrownBy(() -> store.consume(List.of(rate("r", 5))))
+                    .isInstanceOf(StoreUnavailableException.class);
+            assertThatThrownBy(() -> store.renew("x", "a", 1000)).isInstanceOf(StoreUnavailableException.class);
+        } finally {
+            REDIS.resume();
+        }
+        assertThat(discarded).as("no retry on a fresh connection").hasValue(0);
+    }
+
+    @Test
+    void callsQueuedBehindOneInFlightGoTogetherAndAFailingCallFailsOnlyItsCaller() throws Exception {
+        LuaScript answering = LuaScript.of("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
+                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}", "file:/etc/sluice/gcra.lua");
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
+            RedisConnector connector = RedisConnector.connect(SluiceConfigLoader.load(ConfigSources.of(
+                    Map.of("sluice.redis.uri", proxy.uri()))).redis());
+            connectors.add(connector);
+            RedisRateLimitStore store = new RedisRateLimitStore(ScriptExecutor.of(connector), answering,
+                    LuaScript.bundled("concurrency-release"), LuaScript.bundled("semaphore-extend"),
+                    RedisSettings.Mode.STANDALONE, connector::discardIdleConnections, 1, 64);
+            store.consume(List.of(rate("k7", 1)));
+            REDIS.resetStats();
+
+            proxy.stall(true);
+            Future<Long> first = threads.submit(() -> store.consume(List.of(rate("k1", 1))).get(0).remaining());
+            await().atMost(Duration.ofSeconds(10)).until(() -> proxy.heldChunks() > 0);
+            List<Thread> queued = new ArrayList<>();
+            List<CompletableFuture<Object>> behind = new ArrayList<>();
+            for (String key : List.of("bad", "k3")) {
+                CompletableFuture<Object> outcome = new CompletableFuture<>();
+                behind.add(outcome);
+                threads.submit(() -> {
+                    synchronized (queued) {
+                        queued.add(Thread.currentThread());
+                    }
+                    try {
+                        outcome.complete(store.consume(List.of(rate(key, 1))).get(0).remaining());
+                    } catch (RuntimeException e) {
+                        outcome.complete(e);
+                    }
+                });
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                synchronized (queued) {
+                    return queued.size() == 2 && queued.stream().allMatch(t -> t.getState() == Thread.State.WAITING);
+                }
+            });
+            proxy.stall(false);
+
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
+            assertThat(behind.get(0).get(10, TimeUnit.SECONDS)).isInstanceOf(StoreUnavailableException.class)
+                    .asString().contains("file:/etc/sluice/gcra.lua", "bad key");
+            assertThat(behind.get(1).get(10, TimeUnit.SECONDS)).isEqualTo(3L);
+            assertThat(REDIS.commandCount("evalsha")).as("one each; the queued two in one pipeline").isEqualTo(3);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+}
