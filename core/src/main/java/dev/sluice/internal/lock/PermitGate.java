@@ -55,11 +55,18 @@ final class PermitGate {
 
     /**
      * For a holder about to return its permit: the thread to hand it to, claimed so that it can no longer leave
-     * (the contender when it is between attempts, else the first queued thread); {@code null} when nobody waits.
+     * (the contender when it is between attempts, else the first queued thread); {@code null} when nobody waits,
+     * and when the contender's own store call is under way: it arrived before everybody queued, so the permit is
+     * returned plainly and its attempt, or its next one once the return is signalled, takes it.
      */
     synchronized Turn claimNext() {
-        if (contender != null && Turn.STATE.compareAndSet(contender, Turn.IDLE, Turn.CLAIMED)) {
-            return contender;
+        if (contender != null) {
+            if (Turn.STATE.compareAndSet(contender, Turn.IDLE, Turn.CLAIMED)) {
+                return contender;
+            }
+            if (contender.state == Turn.ATTEMPTING) {
+                return null;
+            }
         }
         Turn turn = queue.poll();
         if (turn != null) {
