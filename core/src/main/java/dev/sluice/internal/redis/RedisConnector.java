@@ -17,14 +17,9 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
-import redis.clients.jedis.providers.SentineledConnectionProvider;
 
 import javax.net.ssl.SSLParameters;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -72,8 +67,6 @@ public final class RedisConnector implements AutoCloseable {
     private static final Duration IDLE_BEFORE_EVICTION = Duration.ofMinutes(1);
     private static final Duration REBUILD_INTERVAL = Duration.ofSeconds(1);
     /** How long {@link #close()} keeps stopping sentinel listeners that outlived the client's own close. */
-    private static final Duration LISTENER_STOP_BOUND = Duration.ofSeconds(5);
-    private static final Duration LISTENER_RECHECK = Duration.ofMillis(100);
 
     private final RedisSettings settings;
     private final Mode mode;
@@ -222,70 +215,10 @@ public final class RedisConnector implements AutoCloseable {
             client = null;
         }
         if (toClose != null) {
-            List<Thread> listeners = sentinelListeners(toClose);
+            List<Thread> listeners = SentinelListeners.of(toClose);
             toClose.close();
-            stopStragglers(listeners);
+            SentinelListeners.stopStragglers(listeners);
         }
-    }
-
-    /**
-     * Jedis 7.5's sentinel listeners can outlive {@code close()}: a listener thread that had not yet started when
-     * it was shut down sets itself running again when it starts, and one that was opening a new connection
-     * subscribes on it after its old one was closed. Either keeps a daemon thread and a sentinel connection, and
-     * pins the application's class loader after an undeploy. So after closing, each listener still alive is shut
-     * down again until it ends (a shutdown closes its current connection, which ends its subscription), at most
-     * for {@link #LISTENER_STOP_BOUND}; one still sleeping between reconnections after that is interrupted.
-     */
-    private static void stopStragglers(List<Thread> listeners) {
-        long deadline = System.nanoTime() + LISTENER_STOP_BOUND.toNanos();
-        for (Thread listener : listeners) {
-            try {
-                while (listener.isAlive() && System.nanoTime() < deadline) {
-                    listener.join(LISTENER_RECHECK.toMillis());
-                    if (listener.isAlive()) {
-                        Method shutdown = listener.getClass().getMethod("shutdown");
-                        shutdown.setAccessible(true); // a public method of a protected inner class
-                        shutdown.invoke(listener);
-                    }
-                }
-                if (listener.isAlive()) {
-                    listener.interrupt();
-                    LOG.log(System.Logger.Level.WARNING, "Sluice: the Redis sentinel listener " + listener.getName()
-                            + " did not stop when the connection was closed; interrupted it");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "Sluice could not stop the sentinel listener " + listener.getName(), e);
-            }
-        }
-    }
-
-    /** The listener threads of a Sentinel client (none for other clients, or if Jedis's internals changed). */
-    private static List<Thread> sentinelListeners(UnifiedJedis client) {
-        if (!(client instanceof RedisSentinelClient)) {
-            return List.of();
-        }
-        try {
-            Field providerField = UnifiedJedis.class.getDeclaredField("provider");
-            providerField.setAccessible(true);
-            Object provider = providerField.get(client);
-            if (provider instanceof SentineledConnectionProvider) {
-                Field listenersField = SentineledConnectionProvider.class.getDeclaredField("sentinelListeners");
-                listenersField.setAccessible(true);
-                List<Thread> listeners = new ArrayList<>();
-                for (Object listener : (Collection<?>) listenersField.get(provider)) {
-                    if (listener instanceof Thread thread) {
-                        listeners.add(thread);
-                    }
-                }
-                return listeners;
-            }
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, "Sluice cannot see the sentinel listeners of this Jedis version", e);
-        }
-        return List.of();
     }
 
     @Override

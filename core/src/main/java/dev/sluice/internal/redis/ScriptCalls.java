@@ -78,11 +78,6 @@ public final class ScriptCalls {
                 discardIdleConnections);
     }
 
-    /** Whether concurrent calls travel together (tests). */
-    public boolean combining() {
-        return combiner != null;
-    }
-
     /**
      * Runs {@code script}, combined with other threads' calls when combining.
      *

@@ -93,17 +93,6 @@ public final class ScriptExecutor {
     }
 
     /**
-     * Runs {@code script} once per entry of {@code keys} and {@code args}, as {@link #evalAll(List)} does.
-     */
-    public List<Object> evalAll(LuaScript script, List<List<String>> keys, List<List<String>> args) {
-        List<Call> calls = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            calls.add(new Call(script, keys.get(i), args.get(i)));
-        }
-        return evalAll(calls);
-    }
-
-    /**
      * Runs {@code calls}, of one script or several, as one pipeline of {@code EVALSHA}s on one pooled connection:
      * one write and one read for the lot, each call still atomic on its own. If Redis answers {@code NOSCRIPT},
      * each missing script is loaded once and the calls that got it are sent again (they did not run). Standalone

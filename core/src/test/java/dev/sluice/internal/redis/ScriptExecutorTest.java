@@ -90,8 +90,7 @@ class ScriptExecutorTest {
         executor.preload(List.of(incr));
         redis.resetStats();
 
-        List<Object> replies = executor.evalAll(incr, List.of(List.of("a"), List.of("b"), List.of("a")),
-                List.of(List.of("1"), List.of("5"), List.of("2")));
+        List<Object> replies = executor.evalAll(incrs("a", "1", "b", "5", "a", "2"));
 
         assertThat(replies).containsExactly(1L, 5L, 3L);
         assertThat(redis.commandCount("evalsha")).isEqualTo(3);
@@ -100,8 +99,7 @@ class ScriptExecutorTest {
 
     @Test
     void aBatchRedisLacksTheScriptForIsLoadedOnceAndEveryCallRunsOnce() {
-        List<Object> replies = executor.evalAll(incr, List.of(List.of("a"), List.of("b"), List.of("a")),
-                List.of(List.of("1"), List.of("5"), List.of("2")));
+        List<Object> replies = executor.evalAll(incrs("a", "1", "b", "5", "a", "2"));
 
         assertThat(replies).containsExactly(1L, 5L, 3L);
         assertThat(redis.commandCount("script|load")).isEqualTo(1);
@@ -124,8 +122,7 @@ class ScriptExecutorTest {
 
     @Test
     void aCallOfABatchWhoseScriptFailsFailsAloneAndTheOthersStand() {
-        List<Object> replies = executor.evalAll(incr, List.of(List.of("a"), List.of("b"), List.of("a")),
-                List.of(List.of("1"), List.of("not a number"), List.of("2")));
+        List<Object> replies = executor.evalAll(incrs("a", "1", "b", "not a number", "a", "2"));
 
         assertThat(replies.get(0)).isEqualTo(1L);
         assertThat(replies.get(1)).isInstanceOfSatisfying(redis.clients.jedis.exceptions.JedisDataException.class,
@@ -244,5 +241,14 @@ class ScriptExecutorTest {
 
     private Object incr(String key) {
         return executor.eval(incr, List.of(key), List.of("1"));
+    }
+
+    /** Calls of {@code incr}: key, increment, key, increment, ... */
+    private List<ScriptExecutor.Call> incrs(String... keysAndIncrements) {
+        List<ScriptExecutor.Call> calls = new java.util.ArrayList<>();
+        for (int i = 0; i < keysAndIncrements.length; i += 2) {
+            calls.add(new ScriptExecutor.Call(incr, List.of(keysAndIncrements[i]), List.of(keysAndIncrements[i + 1])));
+        }
+        return calls;
     }
 }
