@@ -6,6 +6,7 @@ import dev.sluice.Permit;
 import dev.sluice.PermitNotAcquiredException;
 import dev.sluice.SluiceException;
 import dev.sluice.internal.metrics.GuardMetrics;
+import dev.sluice.internal.tx.Transactions;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -170,12 +171,16 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
         Permit hold(long grantedAtNanos) {
             long acquiredAt = service.clock.getAsLong();
             metrics.acquired(acquiredAt - started);
-            Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, m -> m, metrics::leaseLost);
+            Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, m -> m, why -> {
+                metrics.leaseLost();
+                LOG.log(Level.WARNING, "Sluice: a permit of semaphore '" + name + "' lost its lease: " + why
+                        + "; more than " + permits + " holders may have run at once");
+            });
             return new HeldPermit(permitId, lease, gate, grantedAtNanos, acquiredAt);
         }
     }
 
-    /** One held permit, renewed by the watchdog until closed. */
+    /** One held permit, renewed by the watchdog until returned: at close, or when the closer's transaction completes. */
     private final class HeldPermit implements Permit, Watchdog.Renewable {
         private final String permitId;
         private final Lease lease;
@@ -216,22 +221,65 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
             return !closed.get() && lease.isHeld();
         }
 
+        /**
+         * Returns the permit, or has the transaction running on this thread return it when it completes (a lease
+         * known lost is returned at once, so that the holder learns of it while its transaction can roll back).
+         */
         @Override
         public void close() {
             if (!closed.compareAndSet(false, true)) {
                 return;
             }
+            Object transaction = lease.isHeld() ? service.transactions.current() : null;
+            if (transaction != null && service.transactions.onCompletion(new Transactions.Completion() {
+                @Override
+                public boolean stillHeld() {
+                    return lease.stillHeldAtCommit();
+                }
+
+                @Override
+                public void completed(boolean committed) {
+                    returnAfterTransaction();
+                }
+            })) {
+                return;
+            }
+            returnPermit();
+        }
+
+        /** At the end of a transaction, on the thread that completed it: nobody to throw to, so a loss is logged. */
+        private void returnAfterTransaction() {
+            try {
+                returnPermit();
+            } catch (LockLostException e) {
+                // Warned about once, by the lease; the transaction's own thread has moved on.
+                LOG.log(Level.DEBUG, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
+                        + "' after its transaction", e);
+            }
+        }
+
+        /** Returns the permit in the store (or hands it to a thread of this JVM that waits), once. */
+        private void returnPermit() {
+            if (!lease.isHeld()) {
+                lease.reportUnconfirmed(Lease.UNCONFIRMED);
+            }
             renewal.cancel();
             metrics.released(service.clock.getAsLong() - acquiredAtNanos);
             PermitGate.Turn next = gate.claimNext();
             boolean released;
+            RuntimeException unreachable = null;
             try {
                 released = service.store(describe(), () -> next == null
                         ? service.semaphoreStore.release(storeKey, permitId) : handOver(next));
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
-                        + "'; it is reclaimed after its lease", e);
                 released = lease.isHeld();
+                unreachable = e;
+                if (released) {
+                    LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
+                            + "'; it is reclaimed after its lease", e);
+                }
             } finally {
                 if (next != null) {
                     next.contend(); // unless handOver granted it the permit; on any outcome, never left parked
@@ -239,7 +287,7 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
                 service.leavePermitGate(storeKey, gate);
             }
             if (!released || lease.isLost()) {
-                lease.markLost();
+                lease.markLost(Lease.lostAtRelease(unreachable));
                 throw new LockLostException(name, "A permit of semaphore '" + name + "' had expired before it "
                         + "was returned; more than " + permits + " holders may have run at once");
             }
@@ -247,7 +295,7 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
 
         /**
          * Passes the permit to a waiting thread of this JVM in one store call. If the store refuses (another
-         * instance waits, or this permit had expired), the turn is left to {@link #close}, which lets that thread
+         * instance waits, or this permit had expired), the turn is left to {@link #returnPermit}, which lets that thread
          * try the store instead. A lost reply leaves nothing behind: the next thread's own attempt, under the same
          * permit id, is granted again if the hand-over did run.
          *
