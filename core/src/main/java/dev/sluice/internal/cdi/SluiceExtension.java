@@ -28,6 +28,7 @@ import jakarta.enterprise.inject.spi.ProcessSyntheticAnnotatedType;
 import jakarta.enterprise.inject.spi.BeforeShutdown;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import jakarta.enterprise.inject.spi.WithAnnotations;
 import jakarta.interceptor.Interceptor;
 
 import java.lang.reflect.Method;
@@ -107,9 +108,10 @@ public class SluiceExtension implements Extension {
      * Notes whether the container discovered the health check in sluice-core's own bean archive
      * (META-INF/beans.xml). Servers look readiness checks up through the application's BeanManager, and a bean
      * that only an extension added lives in the extension's archive, which WildFly's health lookup does not
-     * see; a discovered one is found like any application bean.
+     * see; a discovered one is found like any application bean. Restricted to sluice-core's discoverable classes:
+     * an observer of every type would be notified for each class of the application (and Weld says so, WELD-000411).
      */
-    void noteDiscoveredHealthCheck(@Observes ProcessAnnotatedType<?> event) {
+    void noteDiscoveredHealthCheck(@Observes @WithAnnotations(DiscoverableInSluiceCore.class) ProcessAnnotatedType<?> event) {
         if (!(event instanceof ProcessSyntheticAnnotatedType)
                 && HEALTH_CHECK.equals(event.getAnnotatedType().getJavaClass().getName())) {
             healthCheckDiscovered = true;
