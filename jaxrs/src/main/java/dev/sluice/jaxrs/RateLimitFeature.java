@@ -3,6 +3,7 @@ package dev.sluice.jaxrs;
 import dev.sluice.internal.jaxrs.JaxrsRateLimits;
 import dev.sluice.internal.jaxrs.SluiceExceptionMapper;
 import dev.sluice.internal.jaxrs.MethodPolicies;
+import dev.sluice.internal.jaxrs.FeatureStarts;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.ws.rs.Priorities;
@@ -77,6 +78,7 @@ public class RateLimitFeature implements DynamicFeature, Feature {
      */
     @Override
     public boolean configure(FeatureContext context) {
+        FeatureStarts.started(applicationLoader());
         Configuration config = configuration != null ? configuration : context.getConfiguration();
         Map<String, Object> properties = config == null ? Map.of() : config.getProperties();
         context.register(new SluiceExceptionMapper(JaxrsRateLimits.headerMode(applicationLoader(), properties)),

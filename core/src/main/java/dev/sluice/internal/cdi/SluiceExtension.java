@@ -28,6 +28,7 @@ import jakarta.enterprise.inject.spi.ProcessSyntheticAnnotatedType;
 import jakarta.enterprise.inject.spi.BeforeShutdown;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import jakarta.enterprise.inject.spi.WithAnnotations;
 import jakarta.interceptor.Interceptor;
 
 import java.lang.reflect.Method;
@@ -107,9 +108,10 @@ public class SluiceExtension implements Extension {
      * Notes whether the container discovered the health check in sluice-core's own bean archive
      * (META-INF/beans.xml). Servers look readiness checks up through the application's BeanManager, and a bean
      * that only an extension added lives in the extension's archive, which WildFly's health lookup does not
-     * see; a discovered one is found like any application bean.
+     * see; a discovered one is found like any application bean. Restricted to sluice-core's discoverable classes:
+     * an observer of every type would be notified for each class of the application (and Weld says so, WELD-000411).
      */
-    void noteDiscoveredHealthCheck(@Observes ProcessAnnotatedType<?> event) {
+    void noteDiscoveredHealthCheck(@Observes @WithAnnotations(DiscoverableInSluiceCore.class) ProcessAnnotatedType<?> event) {
         if (!(event instanceof ProcessSyntheticAnnotatedType)
                 && HEALTH_CHECK.equals(event.getAnnotatedType().getJavaClass().getName())) {
             healthCheckDiscovered = true;
@@ -138,16 +140,18 @@ public class SluiceExtension implements Extension {
     /**
      * Parses the {@code @Locked}/{@code @Bounded} methods of every managed bean (session beans included) into
      * the model, as the container sees the bean: its final annotated type, after other extensions changed it,
-     * and its bean class. Invalid annotations become definition errors, so the deployment fails.
+     * and its bean class. Invalid annotations become definition errors, so the deployment fails. Wildcards rather
+     * than a type variable: Eclipse Transformer leaves a jakarta copy of a generic method signature in the javax
+     * JARs' constant pool when it has type parameters.
      */
-    <T> void collectGuardedMethods(@Observes ProcessManagedBean<T> event) {
-        AnnotatedType<T> type = event.getAnnotatedBeanClass();
+    void collectGuardedMethods(@Observes ProcessManagedBean<?> event) {
+        AnnotatedType<?> type = event.getAnnotatedBeanClass();
         // Interceptor classes carry their binding to declare what they intercept, not to be intercepted.
         if (type.isAnnotationPresent(Interceptor.class) || !isGuarded(type)) {
             return;
         }
         Class<?> beanClass = event.getBean().getBeanClass();
-        for (AnnotatedMethod<? super T> method : businessMethods(type)) {
+        for (AnnotatedMethod<?> method : businessMethods(type)) {
             Locked locked = method.isAnnotationPresent(Locked.class) ? method.getAnnotation(Locked.class)
                     : type.getAnnotation(Locked.class);
             Bounded bounded = method.isAnnotationPresent(Bounded.class) ? method.getAnnotation(Bounded.class)
@@ -169,9 +173,9 @@ public class SluiceExtension implements Extension {
      * The methods an interceptor can wrap (non-private, non-static, not Object's), one per signature: where a
      * subclass overrides a superclass's method, the override.
      */
-    private static <T> Collection<AnnotatedMethod<? super T>> businessMethods(AnnotatedType<T> type) {
-        Map<String, AnnotatedMethod<? super T>> bySignature = new LinkedHashMap<>();
-        for (AnnotatedMethod<? super T> method : type.getMethods()) {
+    private static Collection<AnnotatedMethod<?>> businessMethods(AnnotatedType<?> type) {
+        Map<String, AnnotatedMethod<?>> bySignature = new LinkedHashMap<>();
+        for (AnnotatedMethod<?> method : type.getMethods()) {
             Method m = method.getJavaMember();
             int mod = m.getModifiers();
             if (Modifier.isPrivate(mod) || Modifier.isStatic(mod) || m.isSynthetic() || m.isBridge()

@@ -26,6 +26,7 @@ import java.util.Optional;
  */
 @Readiness
 @ApplicationScoped
+@DiscoverableInSluiceCore
 public class SluiceRedisHealthCheck implements HealthCheck {
 
     /** The check's name. */

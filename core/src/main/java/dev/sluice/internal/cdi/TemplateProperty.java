@@ -7,6 +7,9 @@ import java.lang.reflect.Member;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One step of a key template's property path ({@code id} in {@code {0.id}}): a record component, a getter or
@@ -34,7 +37,9 @@ final class TemplateProperty {
         Member member = find(owner, name);
         if (member == null) {
             String cap = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+            Set<String> existing = names(owner);
             throw new IllegalArgumentException(path + ": " + owner.getName() + " has no property " + name
+                    + (existing.isEmpty() ? "; it has no properties" : "; its properties are: " + String.join(", ", existing))
                     + " (looked for a record component " + name + ", get" + cap + "(), is" + cap
                     + "() and a public field " + name + ")");
         }
@@ -75,6 +80,46 @@ final class TemplateProperty {
         } catch (NoSuchFieldException e) {
             return null;
         }
+    }
+
+    /**
+     * The names {@link #find} resolves on {@code owner}, sorted: what a user can write instead of a missing one
+     * ({@code getIdString()} is {@code idString}).
+     */
+    private static Set<String> names(Class<?> owner) {
+        Set<String> names = new TreeSet<>();
+        if (owner.isPrimitive() || owner.isArray()) {
+            return names;
+        }
+        if (owner.isRecord()) {
+            Arrays.stream(owner.getRecordComponents()).map(RecordComponent::getName).forEach(names::add);
+        }
+        for (Method m : owner.getMethods()) {
+            if (Modifier.isStatic(m.getModifiers()) || m.getParameterCount() != 0 || m.getDeclaringClass() == Object.class) {
+                continue;
+            }
+            String n = m.getName();
+            if (n.length() > 3 && n.startsWith("get") && m.getReturnType() != void.class) {
+                names.add(decapitalize(n.substring(3)));
+            } else if (n.length() > 2 && n.startsWith("is")
+                    && (m.getReturnType() == boolean.class || m.getReturnType() == Boolean.class)) {
+                names.add(decapitalize(n.substring(2)));
+            }
+        }
+        for (Field f : owner.getFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                names.add(f.getName());
+            }
+        }
+        return names;
+    }
+
+    /** {@code IdString} to {@code idString}; {@code URL} stays {@code URL} (both resolve, as find capitalizes). */
+    private static String decapitalize(String name) {
+        if (name.length() > 1 && Character.isUpperCase(name.charAt(1))) {
+            return name;
+        }
+        return Character.toLowerCase(name.charAt(0)) + name.substring(1);
     }
 
     private static Method publicMethod(Class<?> owner, String name) {

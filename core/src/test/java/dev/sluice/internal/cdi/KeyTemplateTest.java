@@ -55,6 +55,38 @@ class KeyTemplateTest {
 
     enum Region { EU, US }
 
+    /** Cargo Tracker's identifier: its one property is {@code idString}, not {@code id}. */
+    static final class TrackingId {
+        public String region;
+        private final String id;
+
+        TrackingId(String id) {
+            this.id = id;
+        }
+
+        public String getIdString() {
+            return id;
+        }
+
+        public boolean isExpired() {
+            return false;
+        }
+
+        public static TrackingId parse(String text) {
+            return new TrackingId(text);
+        }
+
+        public void setIdString(String ignored) {
+        }
+    }
+
+    /** A record whose components are its properties, next to a getter of its own. */
+    record Leg(String from, String to) {
+        public int getStops() {
+            return 0;
+        }
+    }
+
     /** The methods the templates are compiled against. */
     @SuppressWarnings("unused")
     static final class Signatures {
@@ -86,6 +118,12 @@ class KeyTemplateTest {
         }
 
         void list(List<String> items) {
+        }
+
+        void tracking(TrackingId trackingId) {
+        }
+
+        void leg(Leg leg) {
         }
     }
 
@@ -187,6 +225,17 @@ class KeyTemplateTest {
                 .hasMessageContaining("long has no property value");
         assertThatThrownBy(() -> KeyTemplate.compile("{0.}", method("order")))
                 .hasMessageContaining("{0.}");
+    }
+
+    @Test
+    void anUnknownPropertyIsRefusedListingThePropertiesTheTypeHas() {
+        assertThatThrownBy(() -> KeyTemplate.compile("cargo:{0.id}", method("tracking")))
+                .hasMessageContaining(TrackingId.class.getName() + " has no property id")
+                .hasMessageContaining("its properties are: expired, idString, region");
+        assertThatThrownBy(() -> KeyTemplate.compile("{0.id}", method("leg")))
+                .hasMessageContaining("its properties are: from, stops, to");
+        assertThatThrownBy(() -> KeyTemplate.compile("{0.id.value}", method("order")))
+                .hasMessageContaining("long has no property value; it has no properties (");
     }
 
     @Test

@@ -10,13 +10,20 @@ import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
 
 /**
- * The parts of a class file's constant pool (JVMS 4.4) that name other code: every UTF-8 constant (class
- * names, descriptors, signatures, string literals such as a {@code Class.forName} argument) and every field,
- * method and interface-method reference with its owner, name and descriptor. Only constants that the class
- * uses count: Eclipse Transformer keeps a replaced generic signature in the pool as an unused entry, which
- * no JVM or reflection call ever reads.
+ * What a class file (JVMS 4.4) names, read three ways:
+ * <ul>
+ * <li>{@link #strings()}: the UTF-8 constants the class uses (class names, descriptors, signatures, string
+ * literals such as a {@code Class.forName} argument), and {@link #members()}: every field, method and
+ * interface-method reference with its owner, name and descriptor; both after ASM wrote the class again, which
+ * keeps only the constants something refers to, so they are what a JVM resolves;</li>
+ * <li>{@link #everyConstant()}: every UTF-8 constant as the file stores it, unused ones included (Eclipse
+ * Transformer leaves a replaced generic signature behind as one), for checks that no name may hide anywhere;</li>
+ * <li>{@link #attributes()}: the names that reflection reads from attributes rather than from code, each with where
+ * it sits: generic {@code Signature}s of the class, fields, methods and local variables
+ * ({@code LocalVariableTypeTable}), and annotations with their element values.</li>
+ * </ul>
  */
-record ClassFile(List<String> strings, List<MemberRef> members) {
+record ClassFile(List<String> strings, List<String> everyConstant, List<String> attributes, List<MemberRef> members) {
 
     /** One field or method that the class uses: {@code owner} in internal form ({@code javax/servlet/Filter}). */
     record MemberRef(Kind kind, String owner, String name, String descriptor) {
@@ -29,8 +36,16 @@ record ClassFile(List<String> strings, List<MemberRef> members) {
         }
     }
 
+    /** The constant pool's UTF-8 entries and member references. */
+    private record Pool(List<String> strings, List<MemberRef> members) {
+    }
+
     static ClassFile parse(byte[] original) throws IOException {
-        byte[] bytes = usedConstantsOnly(original);
+        Pool used = pool(usedConstantsOnly(original));
+        return new ClassFile(used.strings(), pool(original).strings(), AttributeNames.of(original), used.members());
+    }
+
+    private static Pool pool(byte[] bytes) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         if (in.readInt() != 0xCAFEBABE) {
             throw new IOException("not a class file");
@@ -73,7 +88,7 @@ record ClassFile(List<String> strings, List<MemberRef> members) {
                         owner, utf8[first[nameAndType]], utf8[second[nameAndType]]));
             }
         }
-        return new ClassFile(strings, members);
+        return new Pool(strings, members);
     }
 
     /** The class written again by ASM, whose constant pool holds only what the class refers to. */

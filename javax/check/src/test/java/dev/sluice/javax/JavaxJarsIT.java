@@ -35,12 +35,15 @@ class JavaxJarsIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"core-javax", "filter-javax", "jaxrs-javax", "bundle-javax"})
-    void namesNothingInTheJakartaNamespace(String name) {
+    void namesNothingInTheJakartaNamespaceAnywhere(String name) {
         ScannedJar jar = jars.get(name);
         List<String> found = new ArrayList<>();
-        jar.classes.forEach((entry, classFile) -> classFile.strings().stream()
-                .filter(JavaxJarsIT::namesJakarta)
-                .forEach(s -> found.add(entry + ": " + s)));
+        jar.classes.forEach((entry, classFile) -> {
+            classFile.attributes().stream().filter(JavaxJarsIT::namesJakarta).forEach(s -> found.add(entry + " " + s));
+            // Unused constants too: a tool that reads the pool (a scanner, an agent, an index) still sees them.
+            classFile.everyConstant().stream().filter(JavaxJarsIT::namesJakarta)
+                    .forEach(s -> found.add(entry + " constant: " + s));
+        });
         jar.resources.forEach((entry, text) -> {
             if (namesJakarta(entry)) {
                 found.add("resource name " + entry);
@@ -49,6 +52,15 @@ class JavaxJarsIT {
         });
         assertThat(jar.classes).as("%s has classes", jar).isNotEmpty();
         assertThat(found).as("jakarta names in %s", jar).isEmpty();
+    }
+
+    @Test
+    void readsTheGenericSignaturesAndAnnotationsItChecks() {
+        List<String> extension = jars.get("core-javax").classes.get("dev/sluice/internal/cdi/SluiceExtension.class").attributes();
+        assertThat(extension).anyMatch(a -> a.startsWith("method collectGuardedMethods")
+                && a.contains("Ljavax/enterprise/inject/spi/ProcessManagedBean<"));
+        assertThat(extension).anyMatch(a -> a.contains("annotation: Ljavax/enterprise/inject/spi/WithAnnotations;"));
+        assertThat(extension).anyMatch(a -> a.contains("LocalVariableTypeTable: Ljavax/enterprise/inject/spi/"));
     }
 
     @ParameterizedTest

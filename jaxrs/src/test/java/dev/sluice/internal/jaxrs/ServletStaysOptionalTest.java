@@ -23,7 +23,7 @@ class ServletStaysOptionalTest {
     void onlyTheServletBridgesNameServletTypes() throws IOException {
         for (Class<?> type : List.of(RateLimitFeature.class, RateLimited.class, RateLimited.List.class,
                 JaxrsRateLimits.class, MethodPolicies.class, ContainerRequestView.class,
-                RateLimitRequestFilter.class, RateLimitResponseFilter.class)) {
+                RateLimitRequestFilter.class, RateLimitResponseFilter.class, FeatureStarts.class)) {
             assertThat(constantPool(type)).as(type.getName()).doesNotContain("jakarta/servlet");
         }
         assertThat(constantPool(ServletPeerFilter.class)).contains("jakarta/servlet/http/HttpServletRequest");
