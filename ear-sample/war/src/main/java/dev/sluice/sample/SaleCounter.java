@@ -1,0 +1,32 @@
+package dev.sluice.sample;
+
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+/**
+ * One row of tickets sold at a box office counter, in the server's default datasource: what
+ * {@link BoxOffice} reads, increments and commits under a lock. {@code attempts} counts the sales tried
+ * without waiting for the lock ({@link Cashier}); a refused attempt rolls back, so it never stays counted.
+ *
+ * <p>Not thread-safe (a JPA entity, confined to its persistence context).
+ */
+@Entity
+@Table(name = "SAMPLE_SALE_COUNTER")
+public class SaleCounter {
+
+    @Id
+    String id;
+
+    int sold;
+
+    int attempts;
+
+    /** For JPA. */
+    protected SaleCounter() {
+    }
+
+    SaleCounter(String id) {
+        this.id = id;
+    }
+}
