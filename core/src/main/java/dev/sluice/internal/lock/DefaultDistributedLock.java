@@ -31,8 +31,9 @@ final class DefaultDistributedLock extends Guard<LockHandle> implements Distribu
     Optional<LockHandle> acquire(long started, long leaseMillis, long deadline, boolean throwOnTimeout) {
         LockService.HoldKey holdKey = new LockService.HoldKey(Thread.currentThread(), storeKey);
         LockHold held = service.holds.get(holdKey);
-        if (held != null) {
-            return Optional.of(held.reenter());
+        LockHandle reentered = held == null ? null : held.reenter();
+        if (reentered != null) {
+            return Optional.of(reentered);
         }
         String owner = Owners.newToken();
         LockService.Gate gate = service.enterGate(storeKey);

@@ -6,6 +6,7 @@ import dev.sluice.Permit;
 import dev.sluice.PermitNotAcquiredException;
 import dev.sluice.SluiceException;
 import dev.sluice.internal.metrics.GuardMetrics;
+import dev.sluice.internal.tx.Transactions;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -175,7 +176,7 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
         }
     }
 
-    /** One held permit, renewed by the watchdog until closed. */
+    /** One held permit, renewed by the watchdog until returned: at close, or when the closer's transaction completes. */
     private final class HeldPermit implements Permit, Watchdog.Renewable {
         private final String permitId;
         private final Lease lease;
@@ -216,11 +217,46 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
             return !closed.get() && lease.isHeld();
         }
 
+        /**
+         * Returns the permit, or has the transaction running on this thread return it when it completes (a lease
+         * known lost is returned at once, so that the holder learns of it while its transaction can roll back).
+         */
         @Override
         public void close() {
             if (!closed.compareAndSet(false, true)) {
                 return;
             }
+            Object transaction = lease.isHeld() ? service.transactions.current() : null;
+            if (transaction != null && service.transactions.onCompletion(new Transactions.Completion() {
+                @Override
+                public boolean stillHeld() {
+                    return lease.isHeld();
+                }
+
+                @Override
+                public void completed(boolean committed) {
+                    returnAfterTransaction();
+                }
+            })) {
+                return;
+            }
+            returnPermit();
+        }
+
+        /** At the end of a transaction, on the thread that completed it: nobody to throw to, so a loss is logged. */
+        private void returnAfterTransaction() {
+            try {
+                returnPermit();
+            } catch (LockLostException e) {
+                LOG.log(Level.WARNING, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
+                        + "' after its transaction", e);
+            }
+        }
+
+        /** Returns the permit in the store (or hands it to a thread of this JVM that waits), once. */
+        private void returnPermit() {
             renewal.cancel();
             metrics.released(service.clock.getAsLong() - acquiredAtNanos);
             PermitGate.Turn next = gate.claimNext();
@@ -247,7 +283,7 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
 
         /**
          * Passes the permit to a waiting thread of this JVM in one store call. If the store refuses (another
-         * instance waits, or this permit had expired), the turn is left to {@link #close}, which lets that thread
+         * instance waits, or this permit had expired), the turn is left to {@link #returnPermit}, which lets that thread
          * try the store instead. A lost reply leaves nothing behind: the next thread's own attempt, under the same
          * permit id, is granted again if the hand-over did run.
          *

@@ -4,16 +4,21 @@ import dev.sluice.LockHandle;
 import dev.sluice.LockLostException;
 import dev.sluice.SluiceException;
 import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.tx.Transactions;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One acquisition of a lock by one thread, shared by the handles of its reentrant acquisitions: the owner
  * token, the fencing token, the lease as the store last confirmed it (its length is the last one set, by the
  * acquisition or by {@code extend}), and the reentrancy depth. The outermost handle's close releases it in the
- * store. Thread-safe.
+ * store, or, when a JTA transaction runs on the closing thread, that transaction's completion does: until then
+ * the hold stays in the service's table (the thread reenters it), renewed, and counted as held in the metrics.
+ * Thread-safe.
  */
 final class LockHold implements Watchdog.Renewable {
 
@@ -29,6 +34,10 @@ final class LockHold implements Watchdog.Renewable {
     private final long acquiredAtNanos;
     private Watchdog.Renewal renewal;
     private int depth;
+    /** The transactions (their keys) whose completion the release waits for; guarded by this. */
+    private final Set<Object> awaited = new HashSet<>();
+    /** Set once, by whoever releases it in the store; guarded by this. */
+    private boolean released;
 
     LockHold(LockService service, DefaultDistributedLock lock, LockService.HoldKey holdKey, String owner,
              long fencingToken, Lease lease, LockService.Gate gate, long acquiredAtNanos) {
@@ -61,8 +70,15 @@ final class LockHold implements Watchdog.Renewable {
         return lock.describe();
     }
 
-    /** A new handle for a (re)entry by the holding thread; refused when the lease is known lost. */
+    /**
+     * A new handle for a (re)entry by the holding thread; refused when the lease is known lost.
+     *
+     * @return null when the hold is being released (its transaction just completed): acquire anew
+     */
     synchronized LockHandle reenter() {
+        if (released) {
+            return null;
+        }
         if (!lease.isHeld()) {
             throw new LockLostException(lock.key(), "Lock '" + lock.key() + "' is held by this thread but its "
                     + "lease was lost; refusing to enter it again");
@@ -77,23 +93,73 @@ final class LockHold implements Watchdog.Renewable {
     }
 
     private void exit() {
+        // Asked outside the monitor: a manager completing the transaction on another thread (a timeout) calls
+        // back into this hold under locks of its own.
+        Object transaction = lease.isHeld() ? service.transactions.current() : null;
+        boolean register = false;
         synchronized (this) {
             if (--depth > 0) {
                 return;
             }
+            if (transaction != null) {
+                register = awaited.add(transaction);
+                if (!register) {
+                    return; // registered at an earlier exit in this transaction
+                }
+            } else if (!awaited.isEmpty() && lease.isHeld()) {
+                return; // a transaction of an earlier exit, suspended now (REQUIRES_NEW), still runs
+            } else {
+                released = true;
+            }
         }
+        if (register && (service.transactions.onCompletion(new Completion(transaction)) || !lastAwaited(transaction))) {
+            return;
+        }
+        // No transaction, or it refused to wait (completing already), or the lease is known lost: the holder
+        // learns of a loss now, while its transaction can still roll back.
+        release();
+    }
+
+    /**
+     * A transaction the release waited for is over (or refused to wait): true, and the caller releases, when it
+     * was the last one and nobody reentered meanwhile.
+     */
+    private synchronized boolean lastAwaited(Object transaction) {
+        if (!awaited.remove(transaction) || depth > 0 || !awaited.isEmpty() || released) {
+            return false;
+        }
+        released = true;
+        return true;
+    }
+
+    /** At the end of a transaction, on the thread that completed it: nobody to throw to, so a loss is logged. */
+    private void completed(Object transaction) {
+        if (!lastAwaited(transaction)) {
+            return;
+        }
+        try {
+            release();
+        } catch (LockLostException e) {
+            LOG.log(Level.WARNING, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "' after its transaction", e);
+        }
+    }
+
+    /** Releases in the store, once, on the closing thread or on the thread that completed the transaction. */
+    private void release() {
         service.holds.remove(holdKey, this);
         renewal.cancel();
         lock.metrics.released(service.clock.getAsLong() - acquiredAtNanos);
         LockService.Turn next = gate.claimNext();
-        boolean released;
+        boolean unlocked;
         try {
-            released = service.store(describe(), () -> next == null ? service.lockStore.unlock(lock.storeKey, owner)
+            unlocked = service.store(describe(), () -> next == null ? service.lockStore.unlock(lock.storeKey, owner)
                     : handOver(next));
         } catch (RuntimeException e) {
             // The store is unreachable: the lock goes away when its lease runs out.
             LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its lease", e);
-            released = lease.isHeld();
+            unlocked = lease.isHeld();
         } finally {
             if (next == null) {
                 gate.leave();
@@ -102,7 +168,7 @@ final class LockHold implements Watchdog.Renewable {
             }
             service.leaveGate(lock.storeKey, gate);
         }
-        if (!released || lease.isLost()) {
+        if (!unlocked || lease.isLost()) {
             lease.markLost();
             throw new LockLostException(lock.key(), "Lock '" + lock.key() + "' (fencing token " + fencingToken
                     + ") had lost its lease before it was released; another holder may have overlapped. "
@@ -112,7 +178,7 @@ final class LockHold implements Watchdog.Renewable {
 
     /**
      * Passes the lock to the next thread queued at the gate in one store call. If the store refuses (another
-     * instance waits, or our lease had run out and somebody else holds it), the turn is left to {@link #exit},
+     * instance waits, or our lease had run out and somebody else holds it), the turn is left to {@link #release},
      * which lets that thread contend instead.
      *
      * @return whether this holder still held the lock
@@ -141,6 +207,25 @@ final class LockHold implements Watchdog.Renewable {
             renewal.leaseChanged(started);
         }
         return ok;
+    }
+
+    /** What the hold does when a transaction it waits for completes. */
+    private final class Completion implements Transactions.Completion {
+        private final Object transaction;
+
+        Completion(Object transaction) {
+            this.transaction = transaction;
+        }
+
+        @Override
+        public boolean stillHeld() {
+            return lease.isHeld();
+        }
+
+        @Override
+        public void completed(boolean committed) {
+            LockHold.this.completed(transaction);
+        }
     }
 
     /** One reentrant acquisition; closing it more than once has no further effect. */

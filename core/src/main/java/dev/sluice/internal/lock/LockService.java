@@ -7,6 +7,7 @@ import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.redis.KeyMaterial;
+import dev.sluice.internal.tx.Transactions;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -179,13 +180,26 @@ public final class LockService implements AutoCloseable {
      *                      remaining lease either); {@link #DEFAULT_MAX_POLL_MILLIS} by default
      * @param metrics       where acquisitions, holds, timeouts, lost leases and renewals are counted
      * @param breaker       the application's circuit breaker over its store
+     * @param transactions  the JTA transactions whose completion a release inside one waits for;
+     *                      {@link Transactions#NONE} where there are none
      */
-    public record Options(long maxPollMillis, SluiceMetrics metrics, CircuitBreaker breaker) {
+    public record Options(long maxPollMillis, SluiceMetrics metrics, CircuitBreaker breaker,
+                          Transactions transactions) {
 
-        /** Defaults for a service on its own: metrics published nowhere, a breaker that never opens. */
+        /** Without transactions: every release happens when its holder asks for it. */
+        public Options(long maxPollMillis, SluiceMetrics metrics, CircuitBreaker breaker) {
+            this(maxPollMillis, metrics, breaker, Transactions.NONE);
+        }
+
+        /** Defaults for a service on its own: metrics published nowhere, a breaker that never opens, no JTA. */
         public static Options of(Watchdog watchdog, long maxPollMillis) {
             return new Options(maxPollMillis, SluiceMetrics.unpublished(RedisSettings.none()),
                     new CircuitBreaker(Integer.MAX_VALUE, java.time.Duration.ZERO, watchdog.clock(), "the lock store"));
+        }
+
+        /** The same with {@code transactions}. */
+        public Options with(Transactions transactions) {
+            return new Options(maxPollMillis, metrics, breaker, transactions);
         }
     }
 
@@ -196,6 +210,7 @@ public final class LockService implements AutoCloseable {
     final SluiceMetrics metrics;
     final LongSupplier clock;
     final Cleanups cleanups;
+    final Transactions transactions;
     private final CircuitBreaker breaker;
     private final String keyPrefix;
     private final long maxPollNanos;
@@ -226,6 +241,7 @@ public final class LockService implements AutoCloseable {
         this.metrics = options.metrics();
         this.maxPollNanos = TimeUnit.MILLISECONDS.toNanos(options.maxPollMillis());
         this.breaker = options.breaker();
+        this.transactions = options.transactions();
         this.clock = watchdog.clock();
         this.lockStore = lockStore;
         this.semaphoreStore = semaphoreStore;

@@ -10,6 +10,7 @@ import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
+import dev.sluice.internal.tx.Transactions;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,8 @@ import java.util.Optional;
  * when no Redis is configured; otherwise the Redis stores on the application's pool with one release subscriber;
  * with {@code sluice.redis.redlock-nodes}, locks over those masters (one client and one subscriber each) while
  * semaphores stay on the application's Redis. The watchdog (the container's managed scheduler when there is
- * one) also runs the clean-ups. Stateless.
+ * one) also runs the clean-ups; the server's JTA registry, when there is one, makes releases inside a transaction
+ * wait for its completion. Stateless.
  */
 public final class LockServices {
 
@@ -38,7 +40,8 @@ public final class LockServices {
     public static LockService create(SluiceConfig config, Optional<RedisConnector> redis, SluiceMetrics metrics,
                                      CircuitBreaker breaker) {
         Watchdog watchdog = Watchdog.create(System::nanoTime);
-        LockService.Options options = new LockService.Options(LockService.DEFAULT_MAX_POLL_MILLIS, metrics, breaker);
+        LockService.Options options = new LockService.Options(LockService.DEFAULT_MAX_POLL_MILLIS, metrics, breaker,
+                Transactions.lookup());
         if (config.redis().mode() == RedisSettings.Mode.IN_PROCESS) {
             ReleaseSignals signals = new ReleaseSignals();
             return new LockService(new InProcessLockStore(signals), new InProcessSemaphoreStore(signals), signals,

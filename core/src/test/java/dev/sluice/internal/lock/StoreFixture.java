@@ -1,5 +1,7 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.tx.Transactions;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,9 +70,33 @@ abstract class StoreFixture implements AutoCloseable {
 
     LockService service(UnaryOperator<LockStore> decorate, UnaryOperator<SemaphoreStore> decorateSemaphores,
                         Watchdog watchdog, long maxPollMillis) {
+        return service(decorate, decorateSemaphores, watchdog, LockService.Options.of(watchdog, maxPollMillis));
+    }
+
+    /** A service whose releases inside a transaction of {@code transactions} wait for its completion. */
+    LockService service(Transactions transactions) {
+        Watchdog watchdog = Watchdog.ownScheduler(clock::nanos);
+        return service(watchdog, transactions);
+    }
+
+    /** The same on {@code watchdog} (a stalled or manual one). */
+    LockService service(Watchdog watchdog, Transactions transactions) {
+        return service(UnaryOperator.identity(), UnaryOperator.identity(), watchdog,
+                LockService.Options.of(watchdog, LockService.DEFAULT_MAX_POLL_MILLIS).with(transactions));
+    }
+
+    /** A watchdog that never runs: its holders lose their leases as a stalled JVM would. */
+    Watchdog stalledWatchdog() {
+        StalledScheduler stalled = new StalledScheduler();
+        toClose.add(stalled::shutdownNow);
+        return Watchdog.on(stalled, clock::nanos);
+    }
+
+    private LockService service(UnaryOperator<LockStore> decorate, UnaryOperator<SemaphoreStore> decorateSemaphores,
+                                Watchdog watchdog, LockService.Options options) {
         Parts parts = newParts();
         LockService service = new LockService(decorate.apply(parts.locks()), decorateSemaphores.apply(parts.semaphores()),
-                parts.signals(), watchdog, prefix, maxPollMillis);
+                parts.signals(), watchdog, prefix, options);
         toClose.add(parts.resources());
         toClose.add(service);
         return service;
