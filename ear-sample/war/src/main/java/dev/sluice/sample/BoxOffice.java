@@ -49,7 +49,7 @@ public class BoxOffice {
     @Locked(key = "box-office:{0}", maxWait = "60s")
     public void sell(String counterId, boolean rollBack) {
         witness.enterUntilCompletion("sell:" + counterId, transactions);
-        entityManager.find(SaleCounter.class, counterId).sold++;
+        entityManager.find(SaleCounter.class, counterId).sell();
         if (rollBack) {
             session.setRollbackOnly();
         }
@@ -62,7 +62,7 @@ public class BoxOffice {
      */
     @Locked(key = "box-office:{0}", maxWait = "0s")
     public void sellWithoutWaiting(String counterId) {
-        entityManager.find(SaleCounter.class, counterId).sold++;
+        entityManager.find(SaleCounter.class, counterId).sell();
     }
 
     /**
@@ -82,8 +82,8 @@ public class BoxOffice {
         long receipts = entityManager
                 .createQuery("select count(r) from Receipt r where r.counterId = :counter", Long.class)
                 .setParameter("counter", counterId).getSingleResult();
-        return "sold=" + (counter == null ? 0 : counter.sold) + "\n"
-                + "attempts=" + (counter == null ? 0 : counter.attempts) + "\n"
+        return "sold=" + (counter == null ? 0 : counter.sold()) + "\n"
+                + "attempts=" + (counter == null ? 0 : counter.attempts()) + "\n"
                 + "receipts=" + receipts + "\n"
                 + "mostSalesAtOnce=" + witness.mostAtOnce("sell:" + counterId) + "\n"
                 + "mostReceiptsAtOnce=" + witness.mostAtOnce("receipts:" + counterId) + "\n";

@@ -27,7 +27,7 @@ public class Cashier {
      * @throws dev.sluice.LockNotAcquiredException when the counter's lock is taken
      */
     public void sellAtOnce(String counterId) {
-        entityManager.find(SaleCounter.class, counterId).attempts++;
+        entityManager.find(SaleCounter.class, counterId).attempt();
         boxOffice.sellWithoutWaiting(counterId);
     }
 }

@@ -16,9 +16,9 @@ import jakarta.persistence.Table;
 public class Receipt {
 
     @Id
-    String id;
+    private String id;
 
-    String counterId;
+    private String counterId;
 
     /** For JPA. */
     protected Receipt() {

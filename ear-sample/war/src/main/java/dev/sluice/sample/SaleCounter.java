@@ -16,11 +16,11 @@ import jakarta.persistence.Table;
 public class SaleCounter {
 
     @Id
-    String id;
+    private String id;
 
-    int sold;
+    private int sold;
 
-    int attempts;
+    private int attempts;
 
     /** For JPA. */
     protected SaleCounter() {
@@ -28,5 +28,24 @@ public class SaleCounter {
 
     SaleCounter(String id) {
         this.id = id;
+    }
+
+    // Changed only through the entity's own methods: EclipseLink (Payara) weaves them to track the change, and
+    // misses an assignment made from another class.
+
+    void sell() {
+        sold++;
+    }
+
+    void attempt() {
+        attempts++;
+    }
+
+    int sold() {
+        return sold;
+    }
+
+    int attempts() {
+        return attempts;
     }
 }
