@@ -1,10 +1,18 @@
 package dev.sluice;
 
+import jakarta.ejb.ApplicationException;
+
 /**
  * A lock or permit lease expired (or was taken over) while its holder still believed it held it.
  * Code that ran under the lock may have overlapped with another holder; fencing tokens let the
  * protected resource reject the stale holder's writes.
+ *
+ * <p>Thrown from an EJB business method, it reaches the caller as itself, not wrapped in an
+ * {@code EJBException}: it is an application exception that rolls the container's transaction back
+ * ({@code @ApplicationException(rollback = true, inherited = true)}). Where the EJB API is absent the JVM
+ * ignores that annotation.
  */
+@ApplicationException(rollback = true, inherited = true)
 public class LockLostException extends SluiceException {
     private static final long serialVersionUID = 1L;
 

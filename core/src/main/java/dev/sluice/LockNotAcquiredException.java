@@ -2,10 +2,18 @@ package dev.sluice;
 
 import java.time.Duration;
 
+import jakarta.ejb.ApplicationException;
+
 /**
  * A distributed lock could not be acquired within its maximum wait, or Redis could not be reached
  * (then {@link #getCause()} says why). The guarded code did not run.
+ *
+ * <p>Thrown from an EJB business method, it reaches the caller as itself, not wrapped in an
+ * {@code EJBException}: it is an application exception that rolls the container's transaction back
+ * ({@code @ApplicationException(rollback = true, inherited = true)}). Where the EJB API is absent the JVM
+ * ignores that annotation.
  */
+@ApplicationException(rollback = true, inherited = true)
 public class LockNotAcquiredException extends SluiceException {
     private static final long serialVersionUID = 1L;
 

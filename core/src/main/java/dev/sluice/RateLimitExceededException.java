@@ -3,6 +3,8 @@ package dev.sluice;
 import java.time.Duration;
 import java.util.Optional;
 
+import jakarta.ejb.ApplicationException;
+
 /**
  * A rate limit denied the call. Carries the policy, the full {@link RateLimitDecision} and how long to wait
  * before the next attempt can succeed ({@link #retryAfter()}, exact, never rounded down; empty when it can
@@ -10,7 +12,13 @@ import java.util.Optional;
  *
  * <p>Immutable and thread-safe; serializable with its decision, so it keeps its meaning across a remote EJB
  * call.
+ *
+ * <p>Thrown from an EJB business method, it reaches the caller as itself, not wrapped in an
+ * {@code EJBException}: it is an application exception that rolls the container's transaction back
+ * ({@code @ApplicationException(rollback = true, inherited = true)}). Where the EJB API is absent the JVM
+ * ignores that annotation.
  */
+@ApplicationException(rollback = true, inherited = true)
 public class RateLimitExceededException extends SluiceException {
     private static final long serialVersionUID = 2L;
 

@@ -3,6 +3,8 @@ package dev.sluice;
 import java.time.Duration;
 import java.util.Optional;
 
+import jakarta.ejb.ApplicationException;
+
 /**
  * The store (Redis) could not be reached, failed, or is being skipped after repeated failures (the circuit
  * breaker is open). Rate limits then follow their policy's {@code on-redis-failure} (by default
@@ -11,7 +13,13 @@ import java.util.Optional;
  * is from other calls.
  *
  * <p>Immutable and thread-safe.
+ *
+ * <p>Thrown from an EJB business method, it reaches the caller as itself, not wrapped in an
+ * {@code EJBException}: it is an application exception that rolls the container's transaction back
+ * ({@code @ApplicationException(rollback = true, inherited = true)}). Where the EJB API is absent the JVM
+ * ignores that annotation.
  */
+@ApplicationException(rollback = true, inherited = true)
 public class StoreUnavailableException extends SluiceException {
     private static final long serialVersionUID = 1L;
 

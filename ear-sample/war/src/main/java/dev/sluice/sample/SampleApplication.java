@@ -22,6 +22,7 @@ public class SampleApplication extends Application {
                 AccountResource.class,
                 StatusResource.class,
                 ConcertResource.class,
+                BoxOfficeResource.class,
                 RenderResource.class,
                 SignInResource.class,
                 CatalogResource.class,

@@ -37,6 +37,16 @@ public final class Http {
         return send(request(uri).POST(HttpRequest.BodyPublishers.noBody()).build());
     }
 
+    public static HttpResponse<String> put(URI uri) {
+        return send(request(uri).PUT(HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    /** POSTs without waiting for the answer: for callers that are to run concurrently. */
+    public static CompletableFuture<HttpResponse<String>> postAsync(URI uri) {
+        return CLIENT.sendAsync(request(uri).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     /** POSTs an {@code application/x-www-form-urlencoded} body of the fields, in the order given. */
     public static HttpResponse<String> postForm(URI uri, String... namesAndValues) {
         StringBuilder form = new StringBuilder();

@@ -405,7 +405,7 @@ public abstract class SampleScenarios {
     }
 
     /** Runs the check on every packaging and reports every failure, not only the first. */
-    private void eachApp(Consumer<SampleApp> check) {
+    protected void eachApp(Consumer<SampleApp> check) {
         assertAll(apps().stream().map(app -> (Executable) () -> check.accept(app)));
     }
 
@@ -413,13 +413,13 @@ public abstract class SampleScenarios {
         return response.headers().firstValue(name).orElse(null);
     }
 
-    private static String describe(HttpResponse<String> response) {
+    protected static String describe(HttpResponse<String> response) {
         return response.request().method() + " " + response.uri() + " -> " + response.statusCode() + " "
                 + response.headers().map() + " " + response.body();
     }
 
     /** Parses the sample's {@code key=value} reports. */
-    private static Map<String, String> report(HttpResponse<String> response) {
+    protected static Map<String, String> report(HttpResponse<String> response) {
         assertThat(response.statusCode()).as(describe(response)).isEqualTo(200);
         return Arrays.stream(response.body().split("\n"))
                 .filter(line -> line.contains("="))

@@ -2,7 +2,7 @@ package dev.sluice.sample.it;
 
 import dev.sluice.servers.Http;
 import dev.sluice.servers.SampleApp;
-import dev.sluice.servers.SampleScenarios;
+import dev.sluice.servers.SessionBeanScenarios;
 import dev.sluice.servers.ServerProperties;
 import java.util.List;
 
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The sample's EAR on Payara Server (Payara Micro deploys no EARs). Sluice's Redis comes from
  * Payara's MicroProfile Config ({@code asadmin set-config-property}), users from the file realm.
  */
-class SampleEarOnPayaraServerIT extends SampleScenarios {
+class SampleEarOnPayaraServerIT extends SessionBeanScenarios {
 
     @RegisterExtension
     @Order(3)

@@ -2,7 +2,7 @@ package dev.sluice.sample.it;
 
 import dev.sluice.servers.Http;
 import dev.sluice.servers.SampleApp;
-import dev.sluice.servers.SampleScenarios;
+import dev.sluice.servers.SessionBeanScenarios;
 import dev.sluice.servers.ServerProperties;
 import java.net.URI;
 import java.net.URL;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Users alice and bob are created in the {@code file} realm by a post-boot command file; a
  * pre-boot command file binds HTTP to loopback.
  */
-class SampleOnPayaraMicroIT extends SampleScenarios {
+class SampleOnPayaraMicroIT extends SessionBeanScenarios {
 
     @RegisterExtension
     @Order(3)

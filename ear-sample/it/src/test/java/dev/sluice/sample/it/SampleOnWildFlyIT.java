@@ -3,7 +3,7 @@ package dev.sluice.sample.it;
 import dev.sluice.servers.ConcurrencyScenario;
 import dev.sluice.servers.Http;
 import dev.sluice.servers.SampleApp;
-import dev.sluice.servers.SampleScenarios;
+import dev.sluice.servers.SessionBeanScenarios;
 import dev.sluice.servers.ServerProperties;
 import dev.sluice.test.RateLimitAssertions;
 import java.net.URI;
@@ -28,11 +28,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample on WildFly (managed by Arquillian, {@code standalone-microprofile.xml}), its three
+ * The sample on WildFly (managed by Arquillian, {@code standalone.xml} with MicroProfile Health, see {@code src/test/wildfly-cli}), its three
  * packagings deployed side by side. Users alice and bob come from the application realm's
  * properties files that the build copies into the server.
  */
-class SampleOnWildFlyIT extends SampleScenarios {
+class SampleOnWildFlyIT extends SessionBeanScenarios {
 
     /**
      * The sample sets no {@code sluice.redis.timeout} (neither its MicroProfile Config files nor
