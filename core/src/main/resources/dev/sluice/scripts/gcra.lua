@@ -22,7 +22,10 @@
 -- semaphore-extend.lua renews a permit and concurrency-release.lua returns it. Expired permits (a holder that
 -- died) are removed first. It comes with cost 1 and one "bandwidth" whose triple is: permits, lease in ms,
 -- permit id. It takes part in the all-or-nothing rule like a bucket: no permit is taken for a request a rate
--- refuses, no token for one that finds no free permit. Its reply uses the same five integers: remaining =
+-- refuses, no token for one that finds no free permit. A permit id already in the set is this request's own (the
+-- store retries a decision once when its connection broke, and the first run may have taken the permit): it is
+-- not counted against the request, granted again with the new lease, or removed when the request is refused, as
+-- semaphore-acquire.lua does. Its reply uses the same five integers: remaining =
 -- free permits, wait = until the earliest lease runs out (admitted: 0 while a permit is free), reset = until
 -- the latest lease runs out.
 --
@@ -139,8 +142,9 @@ for p = 1, tonumber(ARGV[1]) do
   if pol.mode == '5' or pol.mode == '6' then
     local set = { key = KEYS[k], permits = tonumber(ARGV[arg]), lease = tonumber(ARGV[arg + 1]), id = ARGV[arg + 2] }
     redis.call('ZREMRANGEBYSCORE', set.key, '-inf', now_ms)
+    set.own = redis.call('ZSCORE', set.key, set.id) ~= false
     set.held = redis.call('ZCARD', set.key)
-    if set.held >= set.permits then
+    if not set.own and set.held >= set.permits then
       pol.ok = false
       pol.wait = (tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2]) - now_ms) * 1000
     end
@@ -166,12 +170,17 @@ for p = 1, tonumber(ARGV[1]) do
   policies[p] = pol
 end
 
--- A concurrency policy's reply; takes the permit when charged.
+-- A concurrency policy's reply; takes the permit when charged. A permit the set holds under this request's id
+-- already is this request's (taken by an earlier run of the same decision whose reply was lost): granted again
+-- with the new lease when charged, returned when not, since a refused request holds no permit.
 local function permit_reply(pol, charged)
   local set = pol.permit
   if charged then
     redis.call('ZADD', set.key, now_ms + set.lease, set.id)
-    set.held = set.held + 1
+    if not set.own then set.held = set.held + 1 end
+  elseif set.own then
+    redis.call('ZREM', set.key, set.id)
+    set.held = set.held - 1
   end
   local wait, reset = pol.wait, 0
   if set.held > 0 then

@@ -1,16 +1,20 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.RateLimitDecision;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.PolicyConfig;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.sluice.internal.limit.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The behaviour every rate-limit store must show, run against each store (in-process, Redis standalone,
@@ -27,16 +31,24 @@ abstract class AbstractRateLimitContractTest {
     protected abstract RateLimitStore freshStore();
 
     private RateLimitEngine engine;
+    /** The store under {@link #engine}, asked directly by the permit cases. */
+    private RateLimitStore store;
     private final AtomicInteger storeCalls = new AtomicInteger();
+    /** While set, the next decision runs in the store and its reply is lost, as when a reply times out. */
+    private final AtomicBoolean loseNextReply = new AtomicBoolean();
 
     @BeforeEach
     void startWithEmptyStore() {
-        RateLimitStore store = freshStore();
+        store = freshStore();
         engine = new RateLimitEngine(new RateLimitStore() {
             @Override
             public List<BucketOutcome> consume(List<BucketRequest> requests) {
                 storeCalls.incrementAndGet();
-                return store.consume(requests);
+                List<BucketOutcome> outcomes = store.consume(requests);
+                if (loseNextReply.compareAndSet(true, false)) {
+                    throw new StoreUnavailableException("Redis rate-limit call failed: Read timed out", null);
+                }
+                return outcomes;
             }
 
             @Override
@@ -336,5 +348,37 @@ abstract class AbstractRateLimitContractTest {
         assertThat(refused.get(1).allowed()).isFalse();
         assertThat(refused.get(0).allowed()).isTrue();
         assertThat(take(api, "k").remaining()).as("api was not charged for the refused request").isEqualTo(4);
+    }
+
+    private static BucketRequest permitOf(String key, int permits, String id) {
+        return BucketRequest.permits(key, ChargeMode.CONCURRENCY, new BucketRequest.Permit(permits, 600_000, id));
+    }
+
+    private static RateLimitEngine.LimitCall permitCall(PolicyConfig policy, String key, String id) {
+        return RateLimitEngine.LimitCall.concurrency(policy, key, ChargeMode.CONCURRENCY, id);
+    }
+
+    /** A policy limiting concurrency alone. */
+    private static PolicyConfig inFlight(String name, int permits) {
+        return new PolicyConfig(name, List.of(), dev.sluice.internal.config.KeySpec.IP, List.of(), java.util.Set.of(),
+                1, true, dev.sluice.internal.config.FailureMode.ALLOW, dev.sluice.internal.config.PolicyMode.ENFORCE,
+                dev.sluice.internal.config.CountedStatuses.ALL, dev.sluice.internal.config.Exemptions.NONE, permits,
+                600_000);
+    }
+
+    /**
+     * The one automatic retry of a decision whose connection broke after the script ran asks again under the same
+     * permit id: the permit it finds is its own, granted again, not counted against it.
+     */
+    @Test
+    void aPermitIdAlreadyHoldingAPermitIsGrantedAgainNotCountedAgainstItself() {
+        assertThat(store.consume(List.of(permitOf("cc", 1, "a"))).get(0).allowed()).isTrue();
+        BucketOutcome again = store.consume(List.of(permitOf("cc", 1, "a"))).get(0);
+        assertThat(again.allowed()).as("its own permit, asked again").isTrue();
+        assertThat(again.remaining()).isZero();
+        assertThat(store.consume(List.of(permitOf("cc", 1, "b"))).get(0).allowed()).as("one permit, held once")
+                .isFalse();
+        assertThat(store.release(List.of("cc"), "a")).isEqualTo(1);
+        assertThat(store.consume(List.of(permitOf("cc", 1, "b"))).get(0).allowed()).isTrue();
     }
 }
