@@ -381,4 +381,19 @@ abstract class AbstractRateLimitContractTest {
         assertThat(store.release(List.of("cc"), "a")).isEqualTo(1);
         assertThat(store.consume(List.of(permitOf("cc", 1, "b"))).get(0).allowed()).isTrue();
     }
+
+    /**
+     * A decision whose reply was lost (it ran in the store, the caller timed out) may have taken a permit that no
+     * request holds: it is returned in the background, owner-checked.
+     */
+    @Test
+    void aPermitTakenByADecisionWhoseReplyWasLostIsReturned() {
+        PolicyConfig reports = inFlight("reports", 1);
+        loseNextReply.set(true);
+        assertThatThrownBy(() -> engine.decide(List.of(permitCall(reports, "k", "lost"))))
+                .isInstanceOf(StoreUnavailableException.class);
+        await().atMost(Duration.ofSeconds(10)).until(
+                () -> engine.decide(List.of(permitCall(reports, "k", "next"))).get(0).allowed());
+        assertThat(store.release(List.of(engine.permitKey("reports", "k")), "lost")).as("gone already").isZero();
+    }
 }
