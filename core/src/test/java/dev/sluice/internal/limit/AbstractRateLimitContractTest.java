@@ -383,6 +383,25 @@ abstract class AbstractRateLimitContractTest {
     }
 
     /**
+     * A request refused by a rate holds no permit, wherever its buckets and permit sets lie (in Cluster mode the
+     * two keys below are in different hash slots, decided by one call each).
+     */
+    @Test
+    void aRequestRefusedByARateLeavesNoPermitTaken() {
+        PolicyConfig reports = inFlight("reports", 1);
+        PolicyConfig hourly = policy("hourly", 1, HOUR);
+        assertThat(redis.clients.jedis.util.JedisClusterCRC16.getSlot(engine.permitKey("reports", "k")))
+                .isNotEqualTo(redis.clients.jedis.util.JedisClusterCRC16.getSlot(engine.bucketKey("hourly", "k")));
+        take(hourly, "k");
+        List<RateLimitDecision> refused = engine.decide(List.of(permitCall(reports, "k", "a"),
+                new RateLimitEngine.LimitCall(hourly, "k", 1)));
+        assertThat(refused.get(1).allowed()).isFalse();
+        assertThat(refused.get(0).remaining()).as("no permit held by the refused request").isEqualTo(1);
+        assertThat(engine.decide(List.of(permitCall(reports, "k", "b"))).get(0).allowed())
+                .as("the key's one permit is free").isTrue();
+    }
+
+    /**
      * A decision whose reply was lost (it ran in the store, the caller timed out) may have taken a permit that no
      * request holds: it is returned in the background, owner-checked.
      */
