@@ -35,11 +35,16 @@
 -- configuration keeps capacity * interval_units + units_per_us within 2^52, so every number here is an integer
 -- that Lua's doubles hold exactly (sums of two included). Absolute times stay whole microseconds (TIME).
 --
--- Stored value: the TAT in whole microseconds, then ':' and the remainder in units when it is not 0
--- ("1795000000123456" or "1795000000123456:4567"). Without a remainder (always when the interval is a whole
--- number of microseconds) Redis keeps the value as an integer, its smallest encoding. Anything else under the
--- key (another type, another tool's text) counts as an absent bucket, read with MGET, which answers nil for a
--- key of another type instead of failing; the next charge overwrites it.
+-- Stored value: the TAT in whole microseconds ("1795000000123456"); with a remainder in units (only when the
+-- interval is not a whole number of microseconds), the TAT followed by the remainder in exactly three digits,
+-- one 19-digit integer ("1795000000123456004" for 4 units) when the bucket's units_per_us is at most 1000 (every
+-- rate of at most 1000 tokens per period, and most others), else the TAT, ':' and the remainder
+-- ("1795000000123456:4567"). So Redis keeps a bucket as an integer, its smallest encoding, whatever its rate,
+-- but for the rare rate of more than 1000 units per microsecond. A value of 19 digits or more is the first
+-- form (a TAT of whole microseconds has 16 until the year 2286); it is split as a string, since Lua's doubles
+-- lose digits beyond 2^53. Anything else under the key (another type, another tool's text) counts as an absent
+-- bucket, read with MGET, which answers nil for a key of another type instead of failing; the next charge
+-- overwrites it.
 --
 -- KEYS: one key per bandwidth, policy after policy (a concurrency policy: its permit set).
 -- ARGV: policy_count, then per policy: mode, cost, bandwidth_count, then per bandwidth:
@@ -59,13 +64,27 @@ end
 local now = clock()
 local now_ms = math.floor(now / 1000)
 
+-- A stored value's TAT: whole microseconds and the remainder in units (see above); nil for a value this script
+-- did not write.
+local function tat_of(value)
+  local micros = tonumber(value)
+  if micros then
+    if micros >= 1e18 and #value >= 19 and string.find(value, '^%d+$') then
+      return tonumber(string.sub(value, 1, -4)), tonumber(string.sub(value, -3))
+    end
+    return micros, 0
+  end
+  local whole, rem = string.match(value, '^(%d+):(%d+)$')
+  return tonumber(whole), tonumber(rem)
+end
+
 -- The common case, one enforced policy of one bandwidth whose interval is whole microseconds
 -- (units_per_us = 1): the general code below without its tables and helpers, same reply.
 if ARGV[1] == '1' and ARGV[2] == '0' and ARGV[4] == '1' and ARGV[6] == '1' then
   local cost, interval, capacity = tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[7])
   local span = capacity * interval
   local value = redis.call('MGET', KEYS[1])[1]
-  local tat = value and (tonumber(value) or tonumber((string.match(value, '^(%d+):%d+$'))))
+  local tat = value and tat_of(value)
   local ahead, clamped = 0, false
   if tat and tat % 1 == 0 and tat > now then
     ahead = tat - now
@@ -108,13 +127,8 @@ end
 -- shrank) counts as exactly full, not emptier, and the second result asks for that to be stored.
 local function ahead_of(value, units, span)
   if not value then return 0, false end
-  local micros, rem = tonumber(value), 0
-  if not micros then
-    micros, rem = string.match(value, '^(%d+):(%d+)$')
-    micros, rem = tonumber(micros), tonumber(rem)
-    if not micros then return 0, false end
-  end
-  if micros % 1 ~= 0 then return 0, false end
+  local micros, rem = tat_of(value)
+  if not micros or micros % 1 ~= 0 then return 0, false end
   micros = micros - now
   if micros < 0 then return 0, false end
   if micros > floor_div(span, units) + 1 then return span, true end
@@ -128,7 +142,11 @@ local function store(key, ahead, units)
   local micros = floor_div(ahead, units)
   local rem = ahead - micros * units
   local value = string.format('%.0f', now + micros)
-  if rem > 0 then value = value .. ':' .. string.format('%.0f', rem) end
+  if rem > 0 and units <= 1000 then
+    value = value .. string.format('%03d', rem)
+  elseif rem > 0 then
+    value = value .. ':' .. string.format('%.0f', rem)
+  end
   redis.call('SET', key, value, 'PX', math.ceil(ceil_div(ahead, units) / 1000))
 end
 
