@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -55,14 +56,22 @@ final class MemoryFootprint {
     static final int[] KEY_LENGTHS = {14, 30, 44, 60, 100};
 
     /**
+     * The rates of the per-key-length rows: {@code 10/1m}, whose interval is whole microseconds, and {@code 3/10s},
+     * whose interval (3,333,333 1/3 µs) is not, so the bucket carries a remainder.
+     */
+    static final List<Map.Entry<Long, Duration>> KEY_LENGTH_RATES = List.of(Map.entry(10L, Duration.ofMinutes(1)),
+            Map.entry(3L, Duration.ofSeconds(10)));
+
+    /**
      * Sluice's bucket against Redis' floor for a key name of one length.
      *
+     * @param rate        the limit, such as {@code 3/10s}
      * @param key         the bucket's Redis key, {@code keyBytes} long
-     * @param sluiceBytes {@code MEMORY USAGE} of the bucket after one decision under a limit of 10 per minute
+     * @param sluiceBytes {@code MEMORY USAGE} of the bucket after one decision under {@code rate}
      * @param floorBytes  {@code MEMORY USAGE} of a plain {@code SET} of an integer to the same key name: the
      *                    least any string value can take under that name
      */
-    record KeyLengthRow(int keyBytes, String key, long sluiceBytes, long floorBytes) {
+    record KeyLengthRow(int keyBytes, String rate, String key, long sluiceBytes, long floorBytes) {
         long aboveFloor() {
             return sluiceBytes - floorBytes;
         }
@@ -94,32 +103,39 @@ final class MemoryFootprint {
      */
     List<KeyLengthRow> byKeyLength() {
         List<KeyLengthRow> rows = new ArrayList<>();
-        for (int length : KEY_LENGTHS) {
-            redis.flush();
-            // <prefix>:rl:{bench:<client>}: 12 characters besides prefix and client key
-            String prefix = length < 19 ? "s" : length <= 82 ? "sluice" : "sluice-" + "x".repeat(25);
-            int clientLength = length - 12 - prefix.length();
-            String client = clientLength < 6 ? "user-".substring(0, clientLength) : "user-" + "7".repeat(clientLength - 5);
-            // 10 per minute: one decision keeps the bucket for 6 s (at the benchmark rate it would expire in 1 µs)
-            Map<String, String> settings = new HashMap<>(SluiceRateLimitClient.settings(redis.uri(), 10, Duration.ofMinutes(1)));
-            settings.put(SluiceConfigLoader.KEY_PREFIX, prefix);
-            SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(settings));
-            try (SluiceRuntime runtime = SluiceRuntime.start(config); Jedis jedis = redis.connect()) {
-                RateLimitEngine engine = runtime.rateLimits();
-                if (!engine.decide(config.policy(SluiceRateLimitClient.POLICY).orElseThrow(), client, 1).allowed()) {
-                    throw new IllegalStateException("a first request was refused");
-                }
-                String key = engine.bucketKey(SluiceRateLimitClient.POLICY, client);
-                if (key.length() != length || !jedis.exists(key)) {
-                    throw new IllegalStateException("expected a bucket " + length + " bytes long, found " + key);
-                }
-                long sluice = jedis.memoryUsage(key, 0);
-                jedis.del(key);
-                jedis.set(key, "1733000000000000", SetParams.setParams().px(3_600_000));
-                rows.add(new KeyLengthRow(length, key, sluice, jedis.memoryUsage(key, 0)));
+        for (Map.Entry<Long, Duration> rate : KEY_LENGTH_RATES) {
+            for (int length : KEY_LENGTHS) {
+                rows.add(byKeyLength(length, rate.getKey(), rate.getValue()));
             }
         }
         return rows;
+    }
+
+    private KeyLengthRow byKeyLength(int length, long tokens, Duration period) {
+        redis.flush();
+        // <prefix>:rl:{bench:<client>}: 12 characters besides prefix and client key
+        String prefix = length < 19 ? "s" : length <= 82 ? "sluice" : "sluice-" + "x".repeat(25);
+        int clientLength = length - 12 - prefix.length();
+        String client = clientLength < 6 ? "user-".substring(0, clientLength) : "user-" + "7".repeat(clientLength - 5);
+        // a slow rate: one decision keeps the bucket for seconds (at the benchmark rate it would expire in 1 µs)
+        Map<String, String> settings = new HashMap<>(SluiceRateLimitClient.settings(redis.uri(), tokens, period));
+        settings.put(SluiceConfigLoader.KEY_PREFIX, prefix);
+        SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(settings));
+        try (SluiceRuntime runtime = SluiceRuntime.start(config); Jedis jedis = redis.connect()) {
+            RateLimitEngine engine = runtime.rateLimits();
+            if (!engine.decide(config.policy(SluiceRateLimitClient.POLICY).orElseThrow(), client, 1).allowed()) {
+                throw new IllegalStateException("a first request was refused");
+            }
+            String key = engine.bucketKey(SluiceRateLimitClient.POLICY, client);
+            if (key.length() != length || !jedis.exists(key)) {
+                throw new IllegalStateException("expected a bucket " + length + " bytes long, found " + key);
+            }
+            long sluice = jedis.memoryUsage(key, 0);
+            jedis.del(key);
+            jedis.set(key, "1733000000000000", SetParams.setParams().px(3_600_000));
+            return new KeyLengthRow(length, tokens + "/" + period.toString().substring(2).toLowerCase(Locale.ROOT),
+                    key, sluice, jedis.memoryUsage(key, 0));
+        }
     }
 
     private Row one(String library, long tokens) {

@@ -110,7 +110,7 @@ final class Report {
     private void memoryTargets(List<Target> targets) {
         long above = results.memoryByKeyLength.stream().mapToLong(MemoryFootprint.KeyLengthRow::aboveFloor).max().orElse(Long.MIN_VALUE);
         targets.add(new Target("Memory per bucket key above Redis' own floor for its key length (MEMORY USAGE), Sluice, "
-                + "largest over key lengths", above == Long.MIN_VALUE ? Optional.empty()
+                + "largest over key lengths and rates", above == Long.MIN_VALUE ? Optional.empty()
                 : Optional.of(new Stats.Estimate(above, Double.NaN)), 0, false, "bytes"));
     }
 
@@ -164,10 +164,10 @@ final class Report {
             out.append("\nSluice's bucket by the length of its Redis key name (`sluice.key-prefix` and the client key varied), "
                     + "`MEMORY USAGE` after one decision, beside Redis' floor for that name: a plain `SET` of an integer to the "
                     + "same key:\n\n");
-            out.append("| Key name bytes | Key | Sluice bytes | Floor bytes (SET of an integer) | Sluice − floor |\n|--:|---|--:|--:|--:|\n");
+            out.append("| Key name bytes | Rate | Key | Sluice bytes | Floor bytes (SET of an integer) | Sluice − floor |\n|--:|---|---|--:|--:|--:|\n");
             for (MemoryFootprint.KeyLengthRow row : results.memoryByKeyLength) {
-                out.append(String.format(Locale.ROOT, "| %d | `%s` | %d | %d | %+d |%n", row.keyBytes(), row.key(),
-                        row.sluiceBytes(), row.floorBytes(), row.aboveFloor()));
+                out.append(String.format(Locale.ROOT, "| %d | %s | `%s` | %d | %d | %+d |%n", row.keyBytes(), row.rate(),
+                        row.key(), row.sluiceBytes(), row.floorBytes(), row.aboveFloor()));
             }
         }
         return out.toString();

@@ -22,7 +22,10 @@
 -- semaphore-extend.lua renews a permit and concurrency-release.lua returns it. Expired permits (a holder that
 -- died) are removed first. It comes with cost 1 and one "bandwidth" whose triple is: permits, lease in ms,
 -- permit id. It takes part in the all-or-nothing rule like a bucket: no permit is taken for a request a rate
--- refuses, no token for one that finds no free permit. Its reply uses the same five integers: remaining =
+-- refuses, no token for one that finds no free permit. A permit id already in the set is this request's own (the
+-- store retries a decision once when its connection broke, and the first run may have taken the permit): it is
+-- not counted against the request, granted again with the new lease, or removed when the request is refused, as
+-- semaphore-acquire.lua does. Its reply uses the same five integers: remaining =
 -- free permits, wait = until the earliest lease runs out (admitted: 0 while a permit is free), reset = until
 -- the latest lease runs out.
 --
@@ -32,11 +35,16 @@
 -- configuration keeps capacity * interval_units + units_per_us within 2^52, so every number here is an integer
 -- that Lua's doubles hold exactly (sums of two included). Absolute times stay whole microseconds (TIME).
 --
--- Stored value: the TAT in whole microseconds, then ':' and the remainder in units when it is not 0
--- ("1795000000123456" or "1795000000123456:4567"). Without a remainder (always when the interval is a whole
--- number of microseconds) Redis keeps the value as an integer, its smallest encoding. Anything else under the
--- key (another type, another tool's text) counts as an absent bucket, read with MGET, which answers nil for a
--- key of another type instead of failing; the next charge overwrites it.
+-- Stored value: the TAT in whole microseconds ("1795000000123456"); with a remainder in units (only when the
+-- interval is not a whole number of microseconds), the TAT followed by the remainder in exactly three digits,
+-- one 19-digit integer ("1795000000123456004" for 4 units) when the bucket's units_per_us is at most 1000 (every
+-- rate of at most 1000 tokens per period, and most others), else the TAT, ':' and the remainder
+-- ("1795000000123456:4567"). So Redis keeps a bucket as an integer, its smallest encoding, whatever its rate,
+-- but for the rare rate of more than 1000 units per microsecond. A value of 19 digits or more is the first
+-- form (a TAT of whole microseconds has 16 until the year 2286); it is split as a string, since Lua's doubles
+-- lose digits beyond 2^53. Anything else under the key (another type, another tool's text) counts as an absent
+-- bucket, read with MGET, which answers nil for a key of another type instead of failing; the next charge
+-- overwrites it.
 --
 -- KEYS: one key per bandwidth, policy after policy (a concurrency policy: its permit set).
 -- ARGV: policy_count, then per policy: mode, cost, bandwidth_count, then per bandwidth:
@@ -56,13 +64,27 @@ end
 local now = clock()
 local now_ms = math.floor(now / 1000)
 
+-- A stored value's TAT: whole microseconds and the remainder in units (see above); nil for a value this script
+-- did not write.
+local function tat_of(value)
+  local micros = tonumber(value)
+  if micros then
+    if micros >= 1e18 and #value >= 19 and string.find(value, '^%d+$') then
+      return tonumber(string.sub(value, 1, -4)), tonumber(string.sub(value, -3))
+    end
+    return micros, 0
+  end
+  local whole, rem = string.match(value, '^(%d+):(%d+)$')
+  return tonumber(whole), tonumber(rem)
+end
+
 -- The common case, one enforced policy of one bandwidth whose interval is whole microseconds
 -- (units_per_us = 1): the general code below without its tables and helpers, same reply.
 if ARGV[1] == '1' and ARGV[2] == '0' and ARGV[4] == '1' and ARGV[6] == '1' then
   local cost, interval, capacity = tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[7])
   local span = capacity * interval
   local value = redis.call('MGET', KEYS[1])[1]
-  local tat = value and (tonumber(value) or tonumber((string.match(value, '^(%d+):%d+$'))))
+  local tat = value and tat_of(value)
   local ahead, clamped = 0, false
   if tat and tat % 1 == 0 and tat > now then
     ahead = tat - now
@@ -105,13 +127,8 @@ end
 -- shrank) counts as exactly full, not emptier, and the second result asks for that to be stored.
 local function ahead_of(value, units, span)
   if not value then return 0, false end
-  local micros, rem = tonumber(value), 0
-  if not micros then
-    micros, rem = string.match(value, '^(%d+):(%d+)$')
-    micros, rem = tonumber(micros), tonumber(rem)
-    if not micros then return 0, false end
-  end
-  if micros % 1 ~= 0 then return 0, false end
+  local micros, rem = tat_of(value)
+  if not micros or micros % 1 ~= 0 then return 0, false end
   micros = micros - now
   if micros < 0 then return 0, false end
   if micros > floor_div(span, units) + 1 then return span, true end
@@ -125,7 +142,11 @@ local function store(key, ahead, units)
   local micros = floor_div(ahead, units)
   local rem = ahead - micros * units
   local value = string.format('%.0f', now + micros)
-  if rem > 0 then value = value .. ':' .. string.format('%.0f', rem) end
+  if rem > 0 and units <= 1000 then
+    value = value .. string.format('%03d', rem)
+  elseif rem > 0 then
+    value = value .. ':' .. string.format('%.0f', rem)
+  end
   redis.call('SET', key, value, 'PX', math.ceil(ceil_div(ahead, units) / 1000))
 end
 
@@ -139,8 +160,9 @@ for p = 1, tonumber(ARGV[1]) do
   if pol.mode == '5' or pol.mode == '6' then
     local set = { key = KEYS[k], permits = tonumber(ARGV[arg]), lease = tonumber(ARGV[arg + 1]), id = ARGV[arg + 2] }
     redis.call('ZREMRANGEBYSCORE', set.key, '-inf', now_ms)
+    set.own = redis.call('ZSCORE', set.key, set.id) ~= false
     set.held = redis.call('ZCARD', set.key)
-    if set.held >= set.permits then
+    if not set.own and set.held >= set.permits then
       pol.ok = false
       pol.wait = (tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2]) - now_ms) * 1000
     end
@@ -166,12 +188,17 @@ for p = 1, tonumber(ARGV[1]) do
   policies[p] = pol
 end
 
--- A concurrency policy's reply; takes the permit when charged.
+-- A concurrency policy's reply; takes the permit when charged. A permit the set holds under this request's id
+-- already is this request's (taken by an earlier run of the same decision whose reply was lost): granted again
+-- with the new lease when charged, returned when not, since a refused request holds no permit.
 local function permit_reply(pol, charged)
   local set = pol.permit
   if charged then
     redis.call('ZADD', set.key, now_ms + set.lease, set.id)
-    set.held = set.held + 1
+    if not set.own then set.held = set.held + 1 end
+  elseif set.own then
+    redis.call('ZREM', set.key, set.id)
+    set.held = set.held - 1
   end
   local wait, reset = pol.wait, 0
   if set.held > 0 then

@@ -96,7 +96,8 @@ final class Gcra {
             if (request.permit() != null) {
                 java.util.Map<String, Long> set = buckets.permits(request.key());
                 set.values().removeIf(expires -> expires <= nowMillis);
-                ok[p] = set.size() < request.permit().permits();
+                // a permit under this request's id is its own (a retried decision), never counted against it
+                ok[p] = set.containsKey(request.permit().id()) || set.size() < request.permit().permits();
                 if (!ok[p]) {
                     waits[p] = (java.util.Collections.min(set.values()) - nowMillis) * 1000;
                 }
@@ -134,7 +135,8 @@ final class Gcra {
             BucketRequest request = requests.get(p);
             if (request.permit() != null) {
                 boolean taken = allOk && (request.mode() == ChargeMode.CONCURRENCY || ok[p]);
-                outcomes.add(permitOutcome(request, buckets.permits(request.key()), ok[p], waits[p], taken, nowMillis));
+                outcomes.add(permitOutcome(request, buckets.permits(request.key()), ok[p], waits[p], taken,
+                        nowMillis));
                 continue;
             }
             long remaining = Long.MAX_VALUE;
@@ -171,12 +173,17 @@ final class Gcra {
         return outcomes;
     }
 
-    /** A concurrency limit's reply, as {@code permit_reply} in the script; takes the permit when {@code taken}. */
+    /**
+     * A concurrency limit's reply, as {@code permit_reply} in the script; takes the permit when {@code taken}, and
+     * removes one held under the request's id already (its own, from a retried decision) when not.
+     */
     private static BucketOutcome permitOutcome(BucketRequest request, java.util.Map<String, Long> set, boolean ok,
                                                long wait, boolean taken, long nowMillis) {
         BucketRequest.Permit permit = request.permit();
         if (taken) {
             set.put(permit.id(), nowMillis + permit.leaseMillis());
+        } else {
+            set.remove(permit.id());
         }
         long reset = 0;
         if (!set.isEmpty()) {

@@ -17,7 +17,8 @@ import java.util.function.Supplier;
 /**
  * The permits one request in flight holds under concurrency limits ({@code sluice.limit.<policy>.concurrency}):
  * the watchdog renews each every third of its lease while the request runs, and {@link #release()} returns
- * them all in one store call when its response is complete. Should the node die first, the renewals stop with
+ * them all in one store call when its response is complete (in the background, retried, when the store cannot be
+ * asked then). Should the node die first, the renewals stop with
  * it and the permits run out within their lease; renewals also stop after {@link #longestHoldMillis(long)}. Thread-safe; {@link #release()} acts once.
  */
 public final class HeldPermits {
@@ -25,7 +26,7 @@ public final class HeldPermits {
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
     /** No permits: releasing does nothing. */
-    public static final HeldPermits NONE = new HeldPermits(null, List.of(), null, List.of());
+    public static final HeldPermits NONE = new HeldPermits(null, List.of(), null, List.of(), 0, System::nanoTime);
 
     private final RateLimitEngine engine;
     private final List<String> keys;
@@ -33,11 +34,17 @@ public final class HeldPermits {
     private final List<Runnable> renewals;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    private HeldPermits(RateLimitEngine engine, List<String> keys, String permitId, List<Runnable> renewals) {
+    private final long longestLeaseMillis;
+    private final LongSupplier nanos;
+
+    private HeldPermits(RateLimitEngine engine, List<String> keys, String permitId, List<Runnable> renewals,
+                        long longestLeaseMillis, LongSupplier nanos) {
         this.engine = engine;
         this.keys = keys;
         this.permitId = permitId;
         this.renewals = renewals;
+        this.longestLeaseMillis = longestLeaseMillis;
+        this.nanos = nanos;
     }
 
     static HeldPermits hold(RateLimitEngine engine, List<LimitCall> calls, Supplier<Watchdog> watchdog) {
@@ -58,6 +65,7 @@ public final class HeldPermits {
         List<String> keys = new ArrayList<>(calls.size());
         List<Runnable> renewals = new ArrayList<>(calls.size());
         Watchdog renewing = watchdog.get();
+        long longestLease = 0;
         for (LimitCall call : calls) {
             if (!permitId.equals(call.permitId())) {
                 throw new IllegalArgumentException("permits of one request under two ids: " + calls);
@@ -66,6 +74,7 @@ public final class HeldPermits {
             keys.add(key);
             RateLimitStore store = engine.store();
             long lease = call.policy().concurrencyLeaseMillis();
+            longestLease = Math.max(longestLease, lease);
             long longestMillis = longestHold.applyAsLong(lease);
             long longest = TimeUnit.MILLISECONDS.toNanos(longestMillis);
             long taken = nanos.getAsLong();
@@ -86,7 +95,7 @@ public final class HeldPermits {
             stop.set(cancel);
             renewals.add(cancel);
         }
-        return new HeldPermits(engine, List.copyOf(keys), permitId, List.copyOf(renewals));
+        return new HeldPermits(engine, List.copyOf(keys), permitId, List.copyOf(renewals), longestLease, nanos);
     }
 
     /**
@@ -108,7 +117,8 @@ public final class HeldPermits {
 
     /**
      * Stops renewing and returns the permits in one store call; the first call only. When the store cannot be
-     * asked, the permits run out with their lease.
+     * asked (it failed, or the open breaker skips it), the return is retried in the background until Redis
+     * confirms it or the permits' lease has run out ({@link PermitReturns}).
      */
     public void release() {
         if (keys.isEmpty() || !released.compareAndSet(false, true)) {
@@ -118,8 +128,9 @@ public final class HeldPermits {
         try {
             engine.release(keys, permitId);
         } catch (StoreUnavailableException e) {
-            LOG.log(Level.DEBUG, "Sluice: could not return permits of " + keys.size() + " concurrency limit(s); they"
-                    + " run out with their lease: " + e.getMessage());
+            LOG.log(Level.DEBUG, "Sluice: could not return permits of " + keys.size() + " concurrency limit(s) now;"
+                    + " retrying in the background: " + e.getMessage());
+            engine.returnInBackground(keys, permitId, longestLeaseMillis, nanos);
         }
     }
 }

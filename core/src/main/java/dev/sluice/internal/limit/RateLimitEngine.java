@@ -190,6 +190,7 @@ public final class RateLimitEngine {
                 metrics.policy(call.policy().name()).redisError();
             }
             metrics.redis().failed(e);
+            returnLostPermits(calls, keys);
             throw e;
         } catch (RuntimeException | Error e) {
             // the store answered, even if with something unexpected: it is reachable
@@ -344,7 +345,40 @@ public final class RateLimitEngine {
                 : bucketKey(call.policy().name(), call.rawKey());
     }
 
-    /** Returns permits in one store call, through the breaker (skipped while it is open: the leases run out). */
+    /**
+     * After a decision that failed in the store: its script may have run and taken permits although the reply was
+     * lost (or another hash slot's call failed after one slot took them), and the request holds none of them, so
+     * they are returned in the background, owner-checked by the request's permit id.
+     */
+    private void returnLostPermits(List<LimitCall> calls, String[] keys) {
+        List<String> permitKeys = new ArrayList<>(1);
+        String permitId = null;
+        long lease = 0;
+        for (int i = 0; i < keys.length; i++) {
+            LimitCall call = calls.get(i);
+            if (call.mode().concurrency()) {
+                permitKeys.add(keys[i]);
+                permitId = call.permitId();
+                lease = Math.max(lease, call.policy().concurrencyLeaseMillis());
+            }
+        }
+        if (permitId != null) {
+            returnInBackground(permitKeys, permitId, lease, System::nanoTime);
+        }
+    }
+
+    /**
+     * Returns permits that could not be returned now (the store failed, or the breaker skipped it) in the
+     * background, until the store confirms it or {@code leaseMillis} has passed ({@link PermitReturns}).
+     */
+    void returnInBackground(List<String> keys, String permitId, long leaseMillis,
+                            java.util.function.LongSupplier nanos) {
+        List<String> permitKeys = List.copyOf(keys);
+        PermitReturns.inBackground(watchdog.get(), nanos, leaseMillis, () -> release(permitKeys, permitId),
+                "the return of " + permitKeys.size() + " permit(s) of concurrency limits");
+    }
+
+    /** Returns permits in one store call, through the breaker (skipped while it is open). */
     int release(List<String> keys, String permitId) {
         long ticket = breaker.enter();
         if (ticket == CircuitBreaker.REFUSED) {

@@ -14,7 +14,8 @@ public interface RateLimitStore extends AutoCloseable {
     /**
      * Decides all requests as one atomic step on the store's clock: if every request is admitted, all are
      * charged; otherwise none is. Redis: one round trip (in Cluster mode, one per hash slot, each slot
-     * atomic on its own).
+     * atomic on its own: a bucket charged in one slot stays charged when another slot refuses the request, but a
+     * permit taken in one slot is returned, so that a refused request never holds a permit).
      *
      * @return one outcome per request, in order
      * @throws StoreUnavailableException when the store cannot be reached

@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * Rate-limit buckets in Redis, decided by {@code gcra.lua} on the Redis clock: one {@code EVALSHA} per
  * decision in standalone and Sentinel mode, one per hash slot in Cluster mode (each slot atomic on its
- * own, so a policy denied in one slot does not undo a charge already made in another).
+ * own, so a policy denied in one slot does not undo a charge already made in another; a concurrency limit's permit
+ * taken in one slot is returned when another slot refuses the request, so that a refused request holds none).
  *
  * <p>In standalone and Sentinel mode, decisions that threads ask for at the same time travel together
  * ({@link ScriptCalls}): one pipeline of {@code EVALSHA}s on one connection, each still its own atomic script call.
@@ -91,15 +92,48 @@ public final class RedisRateLimitStore implements RateLimitStore {
             return call(requests);
         }
         BucketOutcome[] outcomes = new BucketOutcome[requests.size()];
+        boolean[] taken = new boolean[requests.size()];
+        boolean admitted = true;
         for (List<Integer> indexes : bySlot.values()) {
             List<BucketRequest> group = new ArrayList<>(indexes.size());
             indexes.forEach(i -> group.add(requests.get(i)));
+            // A failure here leaves permits taken in the slots before it: the engine returns them (owner-checked).
             List<BucketOutcome> groupOutcomes = call(group);
+            boolean slotAdmitted = true;
             for (int j = 0; j < indexes.size(); j++) {
                 outcomes[indexes.get(j)] = groupOutcomes.get(j);
+                slotAdmitted &= groupOutcomes.get(j).allowed() || !group.get(j).mode().decides();
             }
+            for (int j = 0; j < indexes.size(); j++) {
+                BucketRequest request = group.get(j);
+                taken[indexes.get(j)] = slotAdmitted && request.permit() != null
+                        && (request.mode().decides() || groupOutcomes.get(j).allowed());
+            }
+            admitted &= slotAdmitted;
+        }
+        if (!admitted) {
+            returnTaken(requests, outcomes, taken);
         }
         return List.of(outcomes);
+    }
+
+    /**
+     * A request refused in one slot holds no permit taken in another: each is returned (owner-checked, by the
+     * request's permit id) before the refusal is answered, and its outcome counts it free again.
+     *
+     * @throws StoreUnavailableException when they cannot be returned (the engine then returns them in the background)
+     */
+    private void returnTaken(List<BucketRequest> requests, BucketOutcome[] outcomes, boolean[] taken) {
+        Map<String, List<String>> keysById = new LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            if (taken[i]) {
+                keysById.computeIfAbsent(requests.get(i).permit().id(), id -> new ArrayList<>())
+                        .add(requests.get(i).key());
+                BucketOutcome o = outcomes[i];
+                outcomes[i] = new BucketOutcome(o.allowed(), o.remaining() + 1, o.tightest(), 0, o.resetMicros());
+            }
+        }
+        keysById.forEach((id, keys) -> release(keys, id));
     }
 
     @Override

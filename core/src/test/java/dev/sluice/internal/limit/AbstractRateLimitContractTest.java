@@ -1,16 +1,20 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.RateLimitDecision;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.PolicyConfig;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.sluice.internal.limit.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The behaviour every rate-limit store must show, run against each store (in-process, Redis standalone,
@@ -27,16 +31,24 @@ abstract class AbstractRateLimitContractTest {
     protected abstract RateLimitStore freshStore();
 
     private RateLimitEngine engine;
+    /** The store under {@link #engine}, asked directly by the permit cases. */
+    private RateLimitStore store;
     private final AtomicInteger storeCalls = new AtomicInteger();
+    /** While set, the next decision runs in the store and its reply is lost, as when a reply times out. */
+    private final AtomicBoolean loseNextReply = new AtomicBoolean();
 
     @BeforeEach
     void startWithEmptyStore() {
-        RateLimitStore store = freshStore();
+        store = freshStore();
         engine = new RateLimitEngine(new RateLimitStore() {
             @Override
             public List<BucketOutcome> consume(List<BucketRequest> requests) {
                 storeCalls.incrementAndGet();
-                return store.consume(requests);
+                List<BucketOutcome> outcomes = store.consume(requests);
+                if (loseNextReply.compareAndSet(true, false)) {
+                    throw new StoreUnavailableException("Redis rate-limit call failed: Read timed out", null);
+                }
+                return outcomes;
             }
 
             @Override
@@ -336,5 +348,71 @@ abstract class AbstractRateLimitContractTest {
         assertThat(refused.get(1).allowed()).isFalse();
         assertThat(refused.get(0).allowed()).isTrue();
         assertThat(take(api, "k").remaining()).as("api was not charged for the refused request").isEqualTo(4);
+    }
+
+    private static BucketRequest permitOf(String key, int permits, String id) {
+        return BucketRequest.permits(key, ChargeMode.CONCURRENCY, new BucketRequest.Permit(permits, 600_000, id));
+    }
+
+    private static RateLimitEngine.LimitCall permitCall(PolicyConfig policy, String key, String id) {
+        return RateLimitEngine.LimitCall.concurrency(policy, key, ChargeMode.CONCURRENCY, id);
+    }
+
+    /** A policy limiting concurrency alone. */
+    private static PolicyConfig inFlight(String name, int permits) {
+        return new PolicyConfig(name, List.of(), dev.sluice.internal.config.KeySpec.IP, List.of(), java.util.Set.of(),
+                1, true, dev.sluice.internal.config.FailureMode.ALLOW, dev.sluice.internal.config.PolicyMode.ENFORCE,
+                dev.sluice.internal.config.CountedStatuses.ALL, dev.sluice.internal.config.Exemptions.NONE, permits,
+                600_000);
+    }
+
+    /**
+     * The one automatic retry of a decision whose connection broke after the script ran asks again under the same
+     * permit id: the permit it finds is its own, granted again, not counted against it.
+     */
+    @Test
+    void aPermitIdAlreadyHoldingAPermitIsGrantedAgainNotCountedAgainstItself() {
+        assertThat(store.consume(List.of(permitOf("cc", 1, "a"))).get(0).allowed()).isTrue();
+        BucketOutcome again = store.consume(List.of(permitOf("cc", 1, "a"))).get(0);
+        assertThat(again.allowed()).as("its own permit, asked again").isTrue();
+        assertThat(again.remaining()).isZero();
+        assertThat(store.consume(List.of(permitOf("cc", 1, "b"))).get(0).allowed()).as("one permit, held once")
+                .isFalse();
+        assertThat(store.release(List.of("cc"), "a")).isEqualTo(1);
+        assertThat(store.consume(List.of(permitOf("cc", 1, "b"))).get(0).allowed()).isTrue();
+    }
+
+    /**
+     * A request refused by a rate holds no permit, wherever its buckets and permit sets lie (in Cluster mode the
+     * two keys below are in different hash slots, decided by one call each).
+     */
+    @Test
+    void aRequestRefusedByARateLeavesNoPermitTaken() {
+        PolicyConfig reports = inFlight("reports", 1);
+        PolicyConfig hourly = policy("hourly", 1, HOUR);
+        assertThat(redis.clients.jedis.util.JedisClusterCRC16.getSlot(engine.permitKey("reports", "k")))
+                .isNotEqualTo(redis.clients.jedis.util.JedisClusterCRC16.getSlot(engine.bucketKey("hourly", "k")));
+        take(hourly, "k");
+        List<RateLimitDecision> refused = engine.decide(List.of(permitCall(reports, "k", "a"),
+                new RateLimitEngine.LimitCall(hourly, "k", 1)));
+        assertThat(refused.get(1).allowed()).isFalse();
+        assertThat(refused.get(0).remaining()).as("no permit held by the refused request").isEqualTo(1);
+        assertThat(engine.decide(List.of(permitCall(reports, "k", "b"))).get(0).allowed())
+                .as("the key's one permit is free").isTrue();
+    }
+
+    /**
+     * A decision whose reply was lost (it ran in the store, the caller timed out) may have taken a permit that no
+     * request holds: it is returned in the background, owner-checked.
+     */
+    @Test
+    void aPermitTakenByADecisionWhoseReplyWasLostIsReturned() {
+        PolicyConfig reports = inFlight("reports", 1);
+        loseNextReply.set(true);
+        assertThatThrownBy(() -> engine.decide(List.of(permitCall(reports, "k", "lost"))))
+                .isInstanceOf(StoreUnavailableException.class);
+        await().atMost(Duration.ofSeconds(10)).until(
+                () -> engine.decide(List.of(permitCall(reports, "k", "next"))).get(0).allowed());
+        assertThat(store.release(List.of(engine.permitKey("reports", "k")), "lost")).as("gone already").isZero();
     }
 }

@@ -83,7 +83,7 @@ class DamagedBucketIT {
         damage(REDIS.admin(), key, kind);
 
         assertThat(engine.decide(login, "10.0.0.1", 1).remaining()).isEqualTo(6);
-        assertThat(REDIS.admin().get(key)).matches("\\d{16}:2");
+        assertThat(REDIS.admin().get(key)).as("the TAT and its remainder of 2 units in one integer").matches("\\d{16}002");
         assertThat(engine.decide(login, "10.0.0.1", 1).remaining()).isEqualTo(5);
     }
 

@@ -209,17 +209,48 @@ class RedisRateLimitEngineIT {
     }
 
     /**
-     * 7/1m: a token every 8,571,428 4/7 µs. The bucket carries its remainder (":4"), so Redis keeps it as a short
-     * string rather than an integer: the price of counting such a rate exactly, paid only by such rates.
+     * 3/10s: a token every 3,333,333 1/3 µs. The bucket carries its remainder, yet Redis keeps it as an integer,
+     * at the same size as a bucket whose interval is whole microseconds under a key name of the same length.
      */
     @Test
-    void aBucketWhoseIntervalIsNotWholeMicrosecondsTakesAtMostOneHundredAndTwelveBytes() {
-        PolicyConfig login = policy("login", 7, Duration.ofMinutes(1));
-        engine.decide(login, "203.0.113.77", 1);
-        String key = engine.bucketKey("login", "203.0.113.77");
-        assertThat(REDIS.admin().get(key)).endsWith(":4");
-        Long bytes = REDIS.admin().memoryUsage(key);
-        System.out.println("MEMORY USAGE " + key + " = " + bytes + " bytes (" + REDIS.admin().objectEncoding(key) + ")");
-        assertThat(bytes).isNotNull().isLessThanOrEqualTo(112L);
+    void aBucketWhoseIntervalIsNotWholeMicrosecondsTakesNoMoreMemoryThanAWholeOne() {
+        PolicyConfig thirds = policy("ab", 3, Duration.ofSeconds(10));
+        PolicyConfig whole = policy("cd", 5, Duration.ofMinutes(1));
+        engine.decide(thirds, "203.0.113.77", 1);
+        engine.decide(whole, "203.0.113.77", 1);
+        String fractional = engine.bucketKey("ab", "203.0.113.77");
+        String integral = engine.bucketKey("cd", "203.0.113.77");
+        assertThat(fractional).hasSameSizeAs(integral);
+        Long bytes = REDIS.admin().memoryUsage(fractional);
+        System.out.println("MEMORY USAGE " + fractional + " = " + bytes + " bytes (" + REDIS.admin().objectEncoding(fractional)
+                + "), " + integral + " = " + REDIS.admin().memoryUsage(integral) + " bytes");
+        assertThat(REDIS.admin().objectEncoding(fractional)).isEqualTo("int");
+        assertThat(bytes).isEqualTo(REDIS.admin().memoryUsage(integral));
+    }
+
+    /** A bucket written in the other form, the TAT, ':' and the remainder, is read exactly as the integer form. */
+    @Test
+    void aBucketWithItsRemainderAfterAColonIsReadAsTheIntegerForm() {
+        PolicyConfig thirds = policy("ab", 3, Duration.ofSeconds(10));
+        engine.decide(thirds, "k", 1);
+        String key = engine.bucketKey("ab", "k");
+        String composite = REDIS.admin().get(key);
+        assertThat(composite).matches("\\d{19}");
+        long remainder = Long.parseLong(composite.substring(16));
+        assertThat(remainder).as("a third of a µs in units of 1/3 µs").isBetween(1L, 2L);
+        REDIS.admin().psetex(key, REDIS.admin().pttl(key), composite.substring(0, 16) + ":" + remainder);
+
+        assertThat(engine.decide(thirds, "k", 1).remaining()).isEqualTo(1);
+        assertThat(REDIS.admin().get(key)).as("rewritten in the integer form").matches("\\d{19}");
+    }
+
+    /** More than 1000 units per microsecond (1001/1h) do not fit one integer: the remainder follows a ':'. */
+    @Test
+    void aRateOfMoreThanAThousandUnitsPerMicrosecondKeepsItsRemainderAfterAColon() {
+        PolicyConfig fine = policy("ab", 1001, Duration.ofHours(1));
+        assertThat(fine.bandwidths().get(0).unitsPerMicro()).isEqualTo(1001);
+        engine.decide(fine, "k", 1);
+        assertThat(REDIS.admin().get(engine.bucketKey("ab", "k"))).matches("\\d{16}:\\d{1,4}");
+        assertThat(engine.decide(fine, "k", 1).remaining()).isEqualTo(999);
     }
 }

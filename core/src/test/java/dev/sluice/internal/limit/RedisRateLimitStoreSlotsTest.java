@@ -1,6 +1,7 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.RateLimitDecision;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.LuaScript;
@@ -20,6 +21,8 @@ import static dev.sluice.internal.limit.Policies.policy;
 import static dev.sluice.internal.limit.RedisRateLimitStoreTest.permit;
 import static dev.sluice.internal.limit.RedisRateLimitStoreTest.rate;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link RedisRateLimitStore} in Cluster mode splits a request's buckets by hash slot, one script call per slot,
@@ -135,5 +138,35 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
         assertThat(store.release(List.of(in("a", "x"), in("b", "x"), in("a", "y"), in("c", "z")), "p")).isEqualTo(3);
         assertThat(REDIS.commandCount("evalsha")).as("one call per slot").isEqualTo(3);
         assertThat(store.consume(List.of(permit(in("b", "x"), 1, "q"))).get(0).allowed()).isTrue();
+    }
+
+    /**
+     * A permit taken in one slot while the call of another slot fails: the request goes on without a permit (its
+     * {@code on-redis-failure}), and the permit is returned in the background.
+     */
+    @Test
+    void aPermitTakenInOneSlotWhileAnotherSlotFailsIsReturned() {
+        RedisConnector connector = RedisConnector.connect(REDIS.settings());
+        connectors.add(connector);
+        LuaScript failingForBuckets = LuaScript.of("gcra", "if string.find(KEYS[1], ':rl:', 1, true) then "
+                + "return redis.error_reply('slot down') end\n" + LuaScript.bundled("gcra").source(), "test");
+        RateLimitEngine engine = new RateLimitEngine(new RedisRateLimitStore(ScriptExecutor.of(connector),
+                failingForBuckets, RedisSettings.Mode.CLUSTER, connector::discardIdleConnections), "sluice");
+        PolicyConfig reports = new PolicyConfig("reports", List.of(), dev.sluice.internal.config.KeySpec.IP,
+                List.of(), java.util.Set.of(), 1, true, dev.sluice.internal.config.FailureMode.ALLOW,
+                dev.sluice.internal.config.PolicyMode.ENFORCE, dev.sluice.internal.config.CountedStatuses.ALL,
+                dev.sluice.internal.config.Exemptions.NONE, 1, 600_000);
+        PolicyConfig hourly = policy("hourly", 5, Duration.ofHours(1));
+        String permitKey = engine.permitKey("reports", "k");
+        assertThat(JedisClusterCRC16.getSlot(permitKey)).isNotEqualTo(slot(engine, "hourly", "k"));
+
+        assertThatThrownBy(() -> engine.decide(List.of(
+                RateLimitEngine.LimitCall.concurrency(reports, "k", ChargeMode.CONCURRENCY, "failed"),
+                new RateLimitEngine.LimitCall(hourly, "k", 1)))).isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("slot down");
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> REDIS.admin().zscore(permitKey, "failed") == null);
+        assertThat(engine.decide(List.of(RateLimitEngine.LimitCall.concurrency(reports, "k", ChargeMode.CONCURRENCY,
+                "next"))).get(0).allowed()).isTrue();
     }
 }

@@ -226,4 +226,32 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
             threads.shutdownNow();
         }
     }
+
+    /**
+     * A connection broken after the script ran (its reply lost with it) is retried once on a fresh connection, under
+     * the same permit id: with one permit per key the retry finds the request's own permit and is admitted.
+     */
+    @Test
+    void theRetryAfterAConnectionBrokenOnTheReplyIsGrantedItsOwnPermit() throws Exception {
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
+            RateLimitStore store = store(SluiceConfigLoader.load(ConfigSources.of(
+                    Map.of("sluice.redis.uri", proxy.uri()))).redis(), LuaScript.bundled("gcra"),
+                    LuaScript.bundled("semaphore-extend"));
+            store.consume(List.of(rate("warm", 1)));
+            proxy.dropReplies(true);
+            Future<BucketOutcome> decided = threads.submit(() -> store.consume(List.of(permit("x", 1, "a"))).get(0));
+            await().atMost(Duration.ofSeconds(10)).until(() -> proxy.swallowedBytes() > 0);
+            proxy.dropReplies(false);
+            proxy.cutAll();
+
+            BucketOutcome outcome = decided.get(10, TimeUnit.SECONDS);
+            assertThat(discarded).as("retried on a fresh connection").hasValue(1);
+            assertThat(outcome.allowed()).as("the retry finds its own permit").isTrue();
+            assertThat(store.consume(List.of(permit("x", 1, "b"))).get(0).allowed()).as("held once").isFalse();
+            assertThat(store.release(List.of("x"), "a")).isEqualTo(1);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
 }
