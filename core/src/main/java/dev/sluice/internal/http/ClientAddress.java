@@ -21,14 +21,16 @@ import java.util.List;
  *       the left: the first address that is not a trusted proxy is the client. Everything left of it was
  *       written by the client itself and is never believed.</li>
  *   <li>A hop that a trusted proxy could not name ({@code unknown}, an obfuscated {@code _id}, a
- *       host name, garbage, an element without {@code for=}) stops the walk: the client is then the
- *       trusted proxy that wrote it. Entries further left would be client-controlled.</li>
- *   <li>When every hop read is a trusted proxy, the left-most of them is the client. At most
- *       32 hops are read.</li>
- *   <li>A {@code Forwarded} header that is malformed or longer than
- *       8 KiB cannot be split into hops reliably (an unterminated
- *       quote swallows what the proxy appended), so the client is the peer: the right-most address that
- *       is known. Never an error, and never an address taken from the other header.</li>
+ *       host name, garbage, an element without {@code for=}, a malformed element, one beyond 8 KiB from the
+ *       header's end or beyond 32 hops) stops the walk: no client address is established. The request is then
+ *       keyed by the trusted proxy that wrote that hop ({@link #resolve}), so that all such clients of one
+ *       proxy share its bucket, but it is never exempt by that proxy's address: {@link #resolveAddress} is
+ *       empty, and no CIDR matches it. Entries further left would be client-controlled.</li>
+ *   <li>Headers are read element by element from their end ({@link ForwardingHeaders}), so whatever a client
+ *       wrote before its proxy's element (an unterminated quote, padding past the length limit) leaves that
+ *       element readable.</li>
+ *   <li>When every hop read is a trusted proxy and the header was read to its start, the left-most of them is
+ *       the client. A trusted proxy that sends no forwarding header (or an empty one) is its own client.</li>
  * </ul>
  * Addresses are returned in canonical form (IPv4 dotted quad, RFC 5952 IPv6 without zone id, IPv4-mapped
  * IPv6 as IPv4), so equal addresses always share a bucket. An IPv6 client is returned as its network of
@@ -68,12 +70,12 @@ public final class ClientAddress {
     /**
      * @param peer        the direct peer's address, as from {@code ServletRequest.getRemoteAddr()}
      * @param headerLines the lines of the {@link #headerName()} header in order of appearance (may be empty)
-     * @return the client in canonical form (an IPv6 client as its network); the peer as given when it is
-     *         not an IP literal
+     * @return the client in canonical form (an IPv6 client as its network); the trusted proxy that wrote the hop
+     *         when no client address is established; the peer as given when it is not an IP literal
      */
     public String resolve(String peer, List<String> headerLines) {
-        byte[] client = client(peer, headerLines);
-        return client == null ? unparsed(peer) : key(client);
+        Client client = client(peer, headerLines);
+        return client == null ? unparsed(peer) : key(client.address);
     }
 
     /**
@@ -82,39 +84,52 @@ public final class ClientAddress {
      *
      * @param peer        the direct peer's address, as from {@code ServletRequest.getRemoteAddr()}
      * @param headerLines the lines of the {@link #headerName()} header in order of appearance (may be empty)
-     * @return the client's address in canonical form; the peer as given when it is not an IP literal
+     * @return the client's address in canonical form; empty when a trusted proxy's header establishes none
+     *         (never the proxy's own address, which an exemption could match); the peer as given when it is not
+     *         an IP literal
      */
     public String resolveAddress(String peer, List<String> headerLines) {
-        byte[] client = client(peer, headerLines);
-        return client == null ? unparsed(peer) : IpLiteral.format(client);
+        Client client = client(peer, headerLines);
+        if (client == null) {
+            return unparsed(peer);
+        }
+        return client.established ? IpLiteral.format(client.address) : "";
     }
 
     private static String unparsed(String peer) {
         return peer == null ? "" : peer;
     }
 
-    /** The client's address bytes, or null when the peer is not an IP literal. */
-    private byte[] client(String peer, List<String> headerLines) {
+    /**
+     * @param address     the client's address, or the trusted proxy's when none is established
+     * @param established whether {@code address} is the client's
+     */
+    private record Client(byte[] address, boolean established) {
+    }
+
+    /** The client, or null when the peer is not an IP literal. */
+    private Client client(String peer, List<String> headerLines) {
         byte[] current = IpLiteral.parse(peer);
         if (current == null) {
             return null;
         }
-        if (!trustedProxies.isEmpty() && isTrusted(current)) {
-            List<String> hops = header == ForwardingHeader.FORWARDED
-                    ? ForwardingHeaders.forwardedFor(headerLines)
-                    : ForwardingHeaders.xForwardedFor(headerLines);
-            for (String hop : hops) {
-                byte[] address = IpLiteral.parse(hop);
-                if (address == null) {
-                    break;
-                }
-                current = address;
-                if (!isTrusted(address)) {
-                    break;
-                }
+        if (trustedProxies.isEmpty() || !isTrusted(current)) {
+            return new Client(current, true);
+        }
+        List<String> hops = header == ForwardingHeader.FORWARDED
+                ? ForwardingHeaders.forwardedFor(headerLines)
+                : ForwardingHeaders.xForwardedFor(headerLines);
+        for (String hop : hops) {
+            byte[] address = IpLiteral.parse(hop);
+            if (address == null) {
+                return new Client(current, false);
+            }
+            current = address;
+            if (!isTrusted(address)) {
+                break;
             }
         }
-        return current;
+        return new Client(current, true);
     }
 
     private String key(byte[] address) {

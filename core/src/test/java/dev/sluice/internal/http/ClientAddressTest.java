@@ -67,12 +67,56 @@ class ClientAddressTest {
     }
 
     @Test
-    void stopsAtAHopTheTrustedProxyCouldNotNameAndBlamesThatProxy() {
+    void stopsAtAHopTheTrustedProxyCouldNotNameAndKeysTheRequestByThatProxy() {
         assertThat(xff("203.0.113.7, unknown")).isEqualTo(PROXY);
         assertThat(xff("203.0.113.7, unknown, 10.0.0.2")).isEqualTo("10.0.0.2");
         assertThat(forwarded("for=203.0.113.7, for=_hidden")).isEqualTo(PROXY);
         assertThat(forwarded("for=203.0.113.7, for=unknown")).isEqualTo(PROXY);
         assertThat(forwarded("for=203.0.113.7, by=10.0.0.1")).isEqualTo(PROXY);
+    }
+
+    @Test
+    void aClientNoAddressIsEstablishedForIsNeverTakenForItsProxysAddress() {
+        assertThat(xffAddress("203.0.113.7, unknown")).as("what exemptions are compared with").isEmpty();
+        assertThat(xffAddress("203.0.113.7, unknown, 10.0.0.2")).isEmpty();
+        assertThat(xffAddress("garbage")).isEmpty();
+        assertThat(forwardedAddress("for=203.0.113.7, for=_hidden")).isEmpty();
+        assertThat(forwardedAddress("for=unknown")).isEmpty();
+        assertThat(forwardedAddress("proto=https")).as("an element without for=").isEmpty();
+        assertThat(forwardedAddress("for=\"x")).as("an unterminated quote").isEmpty();
+        assertThat(forwardedAddress("for=" + "1".repeat(ForwardingHeaders.MAX_HEADER_CHARS))).as("cut").isEmpty();
+        assertThat(forwardedAddress("for=10.0.0.7, ".repeat(40) + "for=10.0.0.2"))
+                .as("more trusted hops than are read").isEmpty();
+    }
+
+    @Test
+    void aTrustedProxysOwnRequestIsItsOwnClient() {
+        assertThat(xffAddress()).isEqualTo(PROXY);
+        assertThat(xffAddress(" , ")).as("an empty list").isEqualTo(PROXY);
+        assertThat(forwardedAddress()).isEqualTo(PROXY);
+        assertThat(xffAddress("10.9.9.9, 10.0.0.2")).as("a trusted host the proxies named").isEqualTo("10.9.9.9");
+    }
+
+    @Test
+    void readsATrustedProxysElementWhateverTheClientWroteBeforeIt() {
+        assertThat(forwarded("for=\"x", "for=203.0.113.7")).isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"x, for=203.0.113.7")).as("appended to the client's line").isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"x\\, for=\"[2001:db8::7]:4711\"")).isEqualTo("2001:db8::7");
+        assertThat(forwarded("f@r=1;;=, for=203.0.113.7;proto=https")).isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"" + "x".repeat(20_000) + "\", for=203.0.113.7"))
+                .as("past the length limit").isEqualTo("203.0.113.7");
+        assertThat(forwardedAddress("for=\"x", "for=203.0.113.7, for=10.0.0.2")).isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"x", "for=10.0.0.2")).as("an inner proxy whose own hop is unreadable")
+                .isEqualTo("10.0.0.2");
+        assertThat(forwardedAddress("for=\"x", "for=10.0.0.2")).isEmpty();
+    }
+
+    private String xffAddress(String... lines) {
+        return behindProxies.resolveAddress(PROXY, Arrays.asList(lines));
+    }
+
+    private String forwardedAddress(String... lines) {
+        return behindForwardingProxies.resolveAddress(PROXY, Arrays.asList(lines));
     }
 
     @ParameterizedTest
@@ -85,6 +129,8 @@ class ClientAddressTest {
     })
     void fallsBackToThePeerForAMalformedEntry(String entry) {
         assertThat(xff(entry)).isEqualTo(PROXY);
+        boolean noEntry = entry.isBlank() || entry.equals(",,,");
+        assertThat(xffAddress(entry)).as("exempt as the proxy only without any entry").isEqualTo(noEntry ? PROXY : "");
     }
 
     @Test
@@ -176,10 +222,11 @@ class ClientAddressTest {
         "=192.0.2.60", "for=192.0.2.60;;=x", "f@r=192.0.2.60", "for=\"192.0.2.60\"x", "for=\"a\u0000b\"",
         "for=192.0.2.60\u0001", "for=\"192.0.2.60\\"
     })
-    void takesThePeerForAMalformedForwardedHeaderNeverAnAddressItCarries(String header) {
+    void keysAMalformedNearestForwardedElementByThePeerButReadsTheNearestElementsBeforeIt(String header) {
         assertThat(forwarded(header)).isEqualTo(PROXY);
+        assertThat(forwardedAddress(header)).isEmpty();
         assertThat(forwarded("for=192.0.2.1", header)).isEqualTo(PROXY);
-        assertThat(forwarded(header, "for=192.0.2.1")).as("an unterminated quote swallows later lines").isEqualTo(PROXY);
+        assertThat(forwarded(header, "for=192.0.2.1")).as("the proxy's element is read").isEqualTo("192.0.2.1");
     }
 
     @Test
@@ -190,7 +237,9 @@ class ClientAddressTest {
         assertThat(xff("203.0.113.7, " + trustedChain + "10.0.0.2"))
                 .as("the walk stops after MAX_HOPS trusted hops at the last trusted one").isEqualTo("10.0.0.7");
         String hugeForwarded = "for=198.51.100.1, ".repeat(1_000) + "for=192.0.2.60";
-        assertThat(forwarded(hugeForwarded)).as("a Forwarded header beyond 8 KiB is not read").isEqualTo(PROXY);
+        assertThat(forwarded(hugeForwarded)).as("a Forwarded header is read from its end").isEqualTo("192.0.2.60");
+        assertThat(forwarded("for=10.0.0.7" + " ".repeat(10_000)))
+                .as("a Forwarded element reaching beyond 8 KiB is not read").isEqualTo(PROXY);
         assertThat(xff("203.0.113.7" + " ".repeat(10_000)))
                 .as("an X-Forwarded-For entry reaching beyond 8 KiB is not read").isEqualTo(PROXY);
         String paddedTrustedChain = ("10.0.0.7" + " ".repeat(300) + ",").repeat(30);
