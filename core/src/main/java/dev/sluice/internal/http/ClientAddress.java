@@ -33,7 +33,9 @@ import java.util.List;
  *       the client. A trusted proxy that sends no forwarding header (or an empty one) is its own client.</li>
  * </ul>
  * Addresses are returned in canonical form (IPv4 dotted quad, RFC 5952 IPv6 without zone id, IPv4-mapped
- * IPv6 as IPv4), so equal addresses always share a bucket. An IPv6 client is returned as its network of
+ * IPv6 as IPv4, an IPv4-embedded address of a NAT64 prefix ({@code sluice.nat64-prefixes}, always
+ * {@code 64:ff9b::/96}) as the IPv4 address it embeds, for keys, exemptions and trust alike), so equal addresses
+ * always share a bucket. An IPv6 client is returned as its network of
  * {@code sluice.ipv6-prefix} bits ({@code 2001:db8:1:2::/64}): one subscriber holds a whole /64 and could
  * otherwise take a fresh bucket with every address of it. Immutable and thread-safe.
  */
@@ -42,24 +44,44 @@ public final class ClientAddress {
     private final List<Cidr> trustedProxies;
     private final ForwardingHeader header;
     private final int ipv6Prefix;
+    private final List<Cidr> nat64Prefixes;
 
     /**
+     * With the well-known NAT64 prefix only.
+     *
      * @param trustedProxies CIDRs whose forwarding header is believed; empty = believe none
      * @param header         the one header read from a trusted proxy
      * @param ipv6Prefix     prefix length (32..128) by which IPv6 clients are keyed
      */
     public ClientAddress(List<Cidr> trustedProxies, ForwardingHeader header, int ipv6Prefix) {
+        this(trustedProxies, header, ipv6Prefix, List.of(SluiceConfig.WELL_KNOWN_NAT64_PREFIX));
+    }
+
+    /**
+     * @param trustedProxies CIDRs whose forwarding header is believed; empty = believe none
+     * @param header         the one header read from a trusted proxy
+     * @param ipv6Prefix     prefix length (32..128) by which IPv6 clients are keyed
+     * @param nat64Prefixes  IPv6 /96 prefixes whose addresses are read as the IPv4 address they embed
+     */
+    public ClientAddress(List<Cidr> trustedProxies, ForwardingHeader header, int ipv6Prefix, List<Cidr> nat64Prefixes) {
         if (ipv6Prefix < 0 || ipv6Prefix > 128) {
             throw new IllegalArgumentException("IPv6 prefix length " + ipv6Prefix + " is not in 0..128");
+        }
+        for (Cidr prefix : nat64Prefixes) {
+            if (!prefix.isIpv6() || prefix.prefixLength() != 96) {
+                throw new IllegalArgumentException("NAT64 prefix " + prefix + " is not an IPv6 /96");
+            }
         }
         this.trustedProxies = List.copyOf(trustedProxies);
         this.header = header;
         this.ipv6Prefix = ipv6Prefix;
+        this.nat64Prefixes = List.copyOf(nat64Prefixes);
     }
 
     /** The rules of one application's configuration. */
     public static ClientAddress of(SluiceConfig config) {
-        return new ClientAddress(config.trustedProxies(), config.forwardingHeader(), config.ipv6Prefix());
+        return new ClientAddress(config.trustedProxies(), config.forwardingHeader(), config.ipv6Prefix(),
+                config.nat64Prefixes());
     }
 
     /** The name of the one forwarding header {@link #resolve} reads, e.g. {@code X-Forwarded-For}. */
@@ -109,7 +131,7 @@ public final class ClientAddress {
 
     /** The client, or null when the peer is not an IP literal. */
     private Client client(String peer, List<String> headerLines) {
-        byte[] current = IpLiteral.parse(peer);
+        byte[] current = parse(peer);
         if (current == null) {
             return null;
         }
@@ -120,7 +142,7 @@ public final class ClientAddress {
                 ? ForwardingHeaders.forwardedFor(headerLines)
                 : ForwardingHeaders.xForwardedFor(headerLines);
         for (String hop : hops) {
-            byte[] address = IpLiteral.parse(hop);
+            byte[] address = parse(hop);
             if (address == null) {
                 return new Client(current, false);
             }
@@ -132,6 +154,23 @@ public final class ClientAddress {
         return new Client(current, true);
     }
 
+    /**
+     * The address bytes of {@code text}, an IPv4-embedded IPv6 address of a NAT64 prefix as the IPv4 client it
+     * stands for: through NAT64 every IPv4 client would otherwise fall in the prefix's one /64 bucket, and no
+     * IPv4 exemption or trusted proxy would ever match it. Null when {@code text} is not an IP literal.
+     */
+    private byte[] parse(String text) {
+        byte[] address = IpLiteral.parse(text);
+        if (address != null && address.length == 16) {
+            for (Cidr prefix : nat64Prefixes) {
+                if (prefix.contains(address)) {
+                    return new byte[] {address[12], address[13], address[14], address[15]};
+                }
+            }
+        }
+        return address;
+    }
+
     private String key(byte[] address) {
         if (address.length == 4 || ipv6Prefix == 128) {
             return IpLiteral.format(address);
@@ -141,7 +180,7 @@ public final class ClientAddress {
 
     /** Whether {@code address} (any textual form {@link #resolve} accepts) is a trusted proxy. */
     public boolean isTrustedProxy(String address) {
-        byte[] bytes = IpLiteral.parse(address);
+        byte[] bytes = parse(address);
         return bytes != null && isTrusted(bytes);
     }
 

@@ -148,7 +148,7 @@ class ClientAddressTest {
         assertThat(xff("::")).isEqualTo("::");
         assertThat(xff("1::")).isEqualTo("1::");
         assertThat(xff("::2:3:4:5:6:7:8")).isEqualTo("0:2:3:4:5:6:7:8");
-        assertThat(xff("64:ff9b::192.0.2.33")).isEqualTo("64:ff9b::c000:221");
+        assertThat(xff("64:ff9b::192.0.2.33")).as("NAT64, by its IPv4 address").isEqualTo("192.0.2.33");
     }
 
     @Test
@@ -294,6 +294,29 @@ class ClientAddressTest {
         assertThat(defaults.resolveAddress(PROXY, List.of("::ffff:203.0.113.7"))).isEqualTo("203.0.113.7");
         assertThat(defaults.resolveAddress("local", List.of())).as("not an IP literal").isEqualTo("local");
         assertThat(defaults.resolveAddress(null, List.of())).isEmpty();
+    }
+
+    @Test
+    void keysAndExemptsIpv4ClientsBehindNat64ByTheirEmbeddedIpv4Address() {
+        assertThat(defaults.resolve(PROXY, List.of("64:ff9b::c000:201"))).isEqualTo("192.0.2.1");
+        assertThat(defaults.resolve(PROXY, List.of("64:ff9b::cb00:717"))).as("not the same /64 bucket")
+                .isEqualTo("203.0.7.23");
+        assertThat(defaults.resolveAddress(PROXY, List.of("[64:ff9b::c000:201]:4711"))).isEqualTo("192.0.2.1");
+        assertThat(defaults.resolve("64:FF9B:0:0:0:0:c000:201", List.of())).as("a direct peer").isEqualTo("192.0.2.1");
+        assertThat(defaults.resolve(PROXY, List.of("64:ff9b:1::c000:201"))).as("outside the /96")
+                .isEqualTo("64:ff9b:1::/64");
+        assertThat(defaults.resolve("64:ff9b::a00:1", List.of("198.51.100.1"))).as("a proxy behind NAT64 is trusted by"
+                + " its IPv4 address").isEqualTo("198.51.100.1");
+    }
+
+    @Test
+    void readsConfiguredNat64PrefixesBesideTheWellKnownOne() {
+        ClientAddress configured = ClientAddress.of(SluiceConfigLoader.load(ConfigSources.of(
+                Map.of("sluice.nat64-prefixes", "2001:db8:64::/96"))));
+        assertThat(configured.resolve("2001:db8:64::c000:201", List.of())).isEqualTo("192.0.2.1");
+        assertThat(configured.resolveAddress("2001:db8:64::cb00:717", List.of())).isEqualTo("203.0.7.23");
+        assertThat(configured.resolve("64:ff9b::c000:201", List.of())).isEqualTo("192.0.2.1");
+        assertThat(configured.resolve("2001:db8:65::c000:201", List.of())).isEqualTo("2001:db8:65::/64");
     }
 
     @Test
