@@ -53,8 +53,9 @@ public interface RequestView {
      * rules, in canonical form ({@code 192.0.2.7}, {@code 2001:db8:1:2::7}): unlike {@link #clientAddress()},
      * an IPv6 client is never reduced to its network. This is what {@code sluice.limit.<policy>.exempt} CIDRs
      * are compared with, so exempting {@code 2001:db8:1:2::7/128} does not exempt {@code 2001:db8:1:2::8}.
-     * Empty when the address is unknown (JAX-RS outside a servlet container); the peer as the container gave
-     * it when that is not an IP literal.
+     * Empty when the address is unknown: JAX-RS outside a servlet container, or a trusted proxy's forwarding
+     * header that names no address for the client (never the proxy's own address, which an exemption could
+     * match); the peer as the container gave it when that is not an IP literal.
      *
      * <p>The default returns {@link #clientAddress()} when that is a single address, and an empty string when
      * it is an IPv6 network, which no exemption matches. Sluice's own views override it.

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +100,42 @@ class RateLimitFilterExemptionIT {
         start();
         assertThat(assertAllowed(from("203.0.113.5"), "api", LIMIT, HOUR).remaining()).isEqualTo(LIMIT - 1);
         assertThat(REDIS.admin().exists("sluice:rl:{api:127.0.0.1}")).as("keyed by the peer").isTrue();
+    }
+
+    @Test
+    void aMalformedForwardedHeaderNeverEarnsTheTrustedProxysExemption() throws Exception {
+        start("sluice.trusted-proxies", "127.0.0.1", "sluice.forwarding-header", "forwarded",
+                "sluice.limit.api.exempt", "127.0.0.0/8");
+        // what the client wrote, then the element its proxy appended for it: the client is the proxy's element
+        assertCharged(forwarded("for=\"x", "for=198.51.100.1"), "198.51.100.1");
+        assertCharged(forwarded("for=\"x, for=198.51.100.2"), "198.51.100.2");
+        assertCharged(forwarded("for=\"" + "x".repeat(20_000) + ", for=198.51.100.3"), "198.51.100.3");
+        assertCharged(forwarded("for=198.51.100.4;for=1.2.3.4 junk", "for=198.51.100.4"), "198.51.100.4");
+
+        // a proxy that could not name its client: keyed by the proxy, never exempt by the proxy's network
+        for (int i = 0; i < LIMIT; i++) {
+            assertCharged(forwarded("for=unknown"), "127.0.0.1");
+        }
+        assertThat(forwarded("for=unknown").status()).isEqualTo(429);
+        assertThat(forwarded("for=\"x").status()).as("the proxy's own element unreadable").isEqualTo(429);
+
+        RawHttp.Response own = RawHttp.get(app.uri(""), "/api/x", List.of());
+        assertThat(own.status()).as("the proxy's own request, without a header, stays exempt").isEqualTo(200);
+        assertThat(own.header("RateLimit")).isEmpty();
+    }
+
+    private RawHttp.Response forwarded(String... lines) throws Exception {
+        List<byte[]> headers = new ArrayList<>();
+        for (String line : lines) {
+            headers.add(RawHttp.header("Forwarded", line.getBytes(StandardCharsets.ISO_8859_1)));
+        }
+        return RawHttp.get(app.uri(""), "/api/x", headers);
+    }
+
+    private static void assertCharged(RawHttp.Response response, String client) {
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(response.header("RateLimit")).as("charged, not exempt").isPresent();
+        assertThat(REDIS.admin().exists("sluice:rl:{api:" + client + "}")).as(client).isTrue();
     }
 
     @Test

@@ -81,6 +81,24 @@ public final class Cidr {
         return contains(address.getAddress());
     }
 
+    /** The prefix length, 1..32 for IPv4 and 1..128 for IPv6. */
+    public int prefixLength() {
+        return prefixLength;
+    }
+
+    /** Whether this is an IPv6 network. */
+    public boolean isIpv6() {
+        return network.length == 16;
+    }
+
+    /** Whether {@code text} (as given to {@link #parse}) names this network's address, no host bits set. */
+    boolean isNetworkOf(String text) {
+        String trimmed = text.strip();
+        int slash = trimmed.indexOf('/');
+        byte[] written = IpLiteral.parseBare(slash < 0 ? trimmed : trimmed.substring(0, slash));
+        return Arrays.equals(written, network);
+    }
+
     /** Whether the 4 or 16 address bytes lie in this network; IPv4 and IPv6 never match each other. */
     public boolean contains(byte[] address) {
         return address.length == network.length && Arrays.equals(IpLiteral.mask(address, prefixLength), network);

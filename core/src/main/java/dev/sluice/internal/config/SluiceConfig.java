@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param trustedProxies CIDRs whose forwarding headers are believed, default none
  * @param forwardingHeader the one header read from a trusted proxy, default {@link ForwardingHeader#X_FORWARDED_FOR}
  * @param ipv6Prefix     prefix length by which IPv6 clients are keyed, 32..128, default {@value #DEFAULT_IPV6_PREFIX}
+ * @param nat64Prefixes  IPv6 /96 prefixes whose addresses embed an IPv4 client (RFC 6052): the well-known
+ *                       {@code 64:ff9b::/96} first, then {@code sluice.nat64-prefixes}
  * @param headers        which response headers to write, default {@link HeaderMode#IETF}
  * @param filterEnabled  whether the auto-registered servlet filter is active, default true
  * @param scripts        {@code sluice.script.<name>} overrides: script name to {@code classpath:} or {@code file:} location
@@ -32,6 +34,7 @@ public record SluiceConfig(
         List<Cidr> trustedProxies,
         ForwardingHeader forwardingHeader,
         int ipv6Prefix,
+        List<Cidr> nat64Prefixes,
         HeaderMode headers,
         boolean filterEnabled,
         Map<String, String> scripts,
@@ -46,8 +49,12 @@ public record SluiceConfig(
     /** The usual size of one customer's IPv6 network: one client, however many addresses it rotates through. */
     public static final int DEFAULT_IPV6_PREFIX = 64;
 
+    /** RFC 6052's well-known prefix: {@code 64:ff9b::192.0.2.1} is the IPv4 client 192.0.2.1 behind NAT64. */
+    public static final Cidr WELL_KNOWN_NAT64_PREFIX = Cidr.parse("sluice.nat64-prefixes", "64:ff9b::/96");
+
     public SluiceConfig {
         trustedProxies = List.copyOf(trustedProxies);
+        nat64Prefixes = List.copyOf(nat64Prefixes);
         scripts = Map.copyOf(scripts);
         policies = Map.copyOf(policies);
         locks = Map.copyOf(locks);

@@ -40,6 +40,9 @@ public final class SluiceConfigLoader {
     public static final String TRUSTED_PROXIES = "sluice.trusted-proxies";
     public static final String FORWARDING_HEADER = "sluice.forwarding-header";
     public static final String IPV6_PREFIX = "sluice.ipv6-prefix";
+    public static final String NAT64_PREFIXES = "sluice.nat64-prefixes";
+    private static final String NAT64_FORM = "a comma-separated list of IPv6 /96 prefixes such as 2001:db8:64::/96"
+            + " (RFC 6052 NAT64 prefixes, written as their network; 64:ff9b::/96 is always included)";
     public static final String HEADERS = "sluice.headers";
     public static final String FILTER_ENABLED = "sluice.filter.enabled";
     public static final String SCRIPT_PREFIX = "sluice.script.";
@@ -51,8 +54,8 @@ public final class SluiceConfigLoader {
 
     static {
         List<String> keys = new ArrayList<>(RedisSettingsLoader.KEYS);
-        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, FORWARDING_HEADER, IPV6_PREFIX, HEADERS,
-                FILTER_ENABLED, DENY_CACHE_SIZE, MODE, CONFIG_REFRESH));
+        keys.addAll(List.of(KEY_PREFIX, ON_REDIS_FAILURE, TRUSTED_PROXIES, FORWARDING_HEADER, IPV6_PREFIX,
+                NAT64_PREFIXES, HEADERS, FILTER_ENABLED, DENY_CACHE_SIZE, MODE, CONFIG_REFRESH));
         TOP_LEVEL_KEYS = List.copyOf(keys);
     }
 
@@ -124,6 +127,7 @@ public final class SluiceConfigLoader {
                         .orElse(ForwardingHeader.X_FORWARDED_FOR),
                 source.get(IPV6_PREFIX).map(v -> (int) Values.whole(IPV6_PREFIX, v, 32, 128))
                         .orElse(SluiceConfig.DEFAULT_IPV6_PREFIX),
+                nat64Prefixes(source),
                 headerMode(source),
                 source.get(FILTER_ENABLED).map(v -> Values.bool(FILTER_ENABLED, v)).orElse(true),
                 scripts,
@@ -132,6 +136,32 @@ public final class SluiceConfigLoader {
                 semaphores,
                 source.get(DENY_CACHE_SIZE).map(v -> (int) Values.whole(DENY_CACHE_SIZE, v, 0, 10_000_000)).orElse(DEFAULT_DENY_CACHE_SIZE),
                 configRefresh(source));
+    }
+
+    /** {@value #NAT64_PREFIXES}: the well-known prefix, then each configured one (IPv6, exactly /96). */
+    static List<Cidr> nat64Prefixes(ConfigSource source) {
+        List<Cidr> prefixes = new ArrayList<>(List.of(SluiceConfig.WELL_KNOWN_NAT64_PREFIX));
+        source.get(NAT64_PREFIXES).ifPresent(v -> {
+            List<String> items = Values.list(v);
+            if (items.isEmpty()) {
+                throw ConfigProblems.invalid(NAT64_PREFIXES, v, NAT64_FORM);
+            }
+            for (String item : items) {
+                Cidr prefix;
+                try {
+                    prefix = Cidr.parse(NAT64_PREFIXES, item);
+                } catch (SluiceConfigException e) {
+                    throw ConfigProblems.invalid(NAT64_PREFIXES, v, NAT64_FORM);
+                }
+                if (!prefix.isIpv6() || prefix.prefixLength() != 96 || !prefix.isNetworkOf(item)) {
+                    throw ConfigProblems.invalid(NAT64_PREFIXES, v, "has \"" + item.strip() + "\"", NAT64_FORM);
+                }
+                if (!prefixes.contains(prefix)) {
+                    prefixes.add(prefix);
+                }
+            }
+        });
+        return prefixes;
     }
 
     /** {@value #CONFIG_REFRESH}: how often the policy keys are read again; zero (the default) for never. */

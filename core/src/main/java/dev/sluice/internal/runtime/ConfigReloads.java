@@ -292,8 +292,9 @@ public final class ConfigReloads implements AutoCloseable {
         }
         if (!deployed.trustedProxies().equals(reread.trustedProxies())
                 || deployed.forwardingHeader() != reread.forwardingHeader()
-                || deployed.ipv6Prefix() != reread.ipv6Prefix()) {
-            keys.add("sluice.trusted-proxies, sluice.forwarding-header, sluice.ipv6-prefix");
+                || deployed.ipv6Prefix() != reread.ipv6Prefix()
+                || !deployed.nat64Prefixes().equals(reread.nat64Prefixes())) {
+            keys.add("sluice.trusted-proxies, sluice.forwarding-header, sluice.ipv6-prefix, sluice.nat64-prefixes");
         }
         if (deployed.denyCacheSize() != reread.denyCacheSize()) {
             keys.add("sluice.deny-cache.size");

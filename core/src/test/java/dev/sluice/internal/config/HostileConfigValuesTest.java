@@ -79,6 +79,8 @@ class HostileConfigValuesTest {
             new Row("sluice.forwarding-header", Map.of(), List.of("both", "x-real-ip", "X-Forwarded-For,Forwarded",
                     "xff")),
             new Row("sluice.ipv6-prefix", Map.of(), List.of("0", "31", "129", "64.5", "/64", "sixty-four")),
+            new Row("sluice.nat64-prefixes", Map.of(), List.of("64:ff9b::/64", "192.0.2.0/24", "64:ff9b::1/96", "x",
+                    ",", "2001:db8::/96 2001:db9::/96", "::ffff:0:0/96")),
             new Row("sluice.headers", Map.of(), List.of("draft", "ietf,legacy", "x-ratelimit", "0")),
             new Row("sluice.filter.enabled", Map.of(), List.of("on", "yes", "1", "enabled")),
             new Row("sluice.deny-cache.size", Map.of(), List.of("-1", "x", "1.5", "10000001", "off")),

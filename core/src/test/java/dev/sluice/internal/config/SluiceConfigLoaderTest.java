@@ -3,6 +3,7 @@ package dev.sluice.internal.config;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -330,6 +331,23 @@ class SluiceConfigLoaderTest {
         assertThat(load(Map.of("sluice.forwarding-header", "x-forwarded-for", "sluice.ipv6-prefix", "128"))
                 .forwardingHeader()).isEqualTo(ForwardingHeader.X_FORWARDED_FOR);
         assertThat(load(Map.of("sluice.ipv6-prefix", "32")).ipv6Prefix()).isEqualTo(32);
+    }
+
+    @Test
+    void readsNat64PrefixesAlwaysWithTheWellKnownOne() {
+        assertThat(load(Map.of()).nat64Prefixes()).containsExactly(Cidr.parse("x", "64:ff9b::/96"));
+        assertThat(load(Map.of("sluice.nat64-prefixes", "2001:db8:64::/96, 2001:db8:65:0:0:0::/96")).nat64Prefixes())
+                .containsExactly(Cidr.parse("x", "64:ff9b::/96"), Cidr.parse("x", "2001:db8:64::/96"),
+                        Cidr.parse("x", "2001:db8:65::/96"));
+    }
+
+    @Test
+    void rejectsANat64PrefixThatIsNotAnIpv6Slash96() {
+        for (String bad : List.of("2001:db8:64::/64", "2001:db8:64::", "192.0.2.0/24", "2001:db8:64::1/96", "x",
+                "::ffff:0:0/96")) {
+            assertThat(rejects(Map.of("sluice.nat64-prefixes", bad), "sluice.nat64-prefixes", "\"" + bad + "\""))
+                    .as(bad).contains("IPv6 /96 prefixes");
+        }
     }
 
     @Test

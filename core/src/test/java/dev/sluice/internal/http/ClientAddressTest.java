@@ -67,12 +67,56 @@ class ClientAddressTest {
     }
 
     @Test
-    void stopsAtAHopTheTrustedProxyCouldNotNameAndBlamesThatProxy() {
+    void stopsAtAHopTheTrustedProxyCouldNotNameAndKeysTheRequestByThatProxy() {
         assertThat(xff("203.0.113.7, unknown")).isEqualTo(PROXY);
         assertThat(xff("203.0.113.7, unknown, 10.0.0.2")).isEqualTo("10.0.0.2");
         assertThat(forwarded("for=203.0.113.7, for=_hidden")).isEqualTo(PROXY);
         assertThat(forwarded("for=203.0.113.7, for=unknown")).isEqualTo(PROXY);
         assertThat(forwarded("for=203.0.113.7, by=10.0.0.1")).isEqualTo(PROXY);
+    }
+
+    @Test
+    void aClientNoAddressIsEstablishedForIsNeverTakenForItsProxysAddress() {
+        assertThat(xffAddress("203.0.113.7, unknown")).as("what exemptions are compared with").isEmpty();
+        assertThat(xffAddress("203.0.113.7, unknown, 10.0.0.2")).isEmpty();
+        assertThat(xffAddress("garbage")).isEmpty();
+        assertThat(forwardedAddress("for=203.0.113.7, for=_hidden")).isEmpty();
+        assertThat(forwardedAddress("for=unknown")).isEmpty();
+        assertThat(forwardedAddress("proto=https")).as("an element without for=").isEmpty();
+        assertThat(forwardedAddress("for=\"x")).as("an unterminated quote").isEmpty();
+        assertThat(forwardedAddress("for=" + "1".repeat(ForwardingHeaders.MAX_HEADER_CHARS))).as("cut").isEmpty();
+        assertThat(forwardedAddress("for=10.0.0.7, ".repeat(40) + "for=10.0.0.2"))
+                .as("more trusted hops than are read").isEmpty();
+    }
+
+    @Test
+    void aTrustedProxysOwnRequestIsItsOwnClient() {
+        assertThat(xffAddress()).isEqualTo(PROXY);
+        assertThat(xffAddress(" , ")).as("an empty list").isEqualTo(PROXY);
+        assertThat(forwardedAddress()).isEqualTo(PROXY);
+        assertThat(xffAddress("10.9.9.9, 10.0.0.2")).as("a trusted host the proxies named").isEqualTo("10.9.9.9");
+    }
+
+    @Test
+    void readsATrustedProxysElementWhateverTheClientWroteBeforeIt() {
+        assertThat(forwarded("for=\"x", "for=203.0.113.7")).isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"x, for=203.0.113.7")).as("appended to the client's line").isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"x\\, for=\"[2001:db8::7]:4711\"")).isEqualTo("2001:db8::7");
+        assertThat(forwarded("f@r=1;;=, for=203.0.113.7;proto=https")).isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"" + "x".repeat(20_000) + "\", for=203.0.113.7"))
+                .as("past the length limit").isEqualTo("203.0.113.7");
+        assertThat(forwardedAddress("for=\"x", "for=203.0.113.7, for=10.0.0.2")).isEqualTo("203.0.113.7");
+        assertThat(forwarded("for=\"x", "for=10.0.0.2")).as("an inner proxy whose own hop is unreadable")
+                .isEqualTo("10.0.0.2");
+        assertThat(forwardedAddress("for=\"x", "for=10.0.0.2")).isEmpty();
+    }
+
+    private String xffAddress(String... lines) {
+        return behindProxies.resolveAddress(PROXY, Arrays.asList(lines));
+    }
+
+    private String forwardedAddress(String... lines) {
+        return behindForwardingProxies.resolveAddress(PROXY, Arrays.asList(lines));
     }
 
     @ParameterizedTest
@@ -85,6 +129,8 @@ class ClientAddressTest {
     })
     void fallsBackToThePeerForAMalformedEntry(String entry) {
         assertThat(xff(entry)).isEqualTo(PROXY);
+        boolean noEntry = entry.isBlank() || entry.equals(",,,");
+        assertThat(xffAddress(entry)).as("exempt as the proxy only without any entry").isEqualTo(noEntry ? PROXY : "");
     }
 
     @Test
@@ -102,7 +148,7 @@ class ClientAddressTest {
         assertThat(xff("::")).isEqualTo("::");
         assertThat(xff("1::")).isEqualTo("1::");
         assertThat(xff("::2:3:4:5:6:7:8")).isEqualTo("0:2:3:4:5:6:7:8");
-        assertThat(xff("64:ff9b::192.0.2.33")).isEqualTo("64:ff9b::c000:221");
+        assertThat(xff("64:ff9b::192.0.2.33")).as("NAT64, by its IPv4 address").isEqualTo("192.0.2.33");
     }
 
     @Test
@@ -176,10 +222,11 @@ class ClientAddressTest {
         "=192.0.2.60", "for=192.0.2.60;;=x", "f@r=192.0.2.60", "for=\"192.0.2.60\"x", "for=\"a\u0000b\"",
         "for=192.0.2.60\u0001", "for=\"192.0.2.60\\"
     })
-    void takesThePeerForAMalformedForwardedHeaderNeverAnAddressItCarries(String header) {
+    void keysAMalformedNearestForwardedElementByThePeerButReadsTheNearestElementsBeforeIt(String header) {
         assertThat(forwarded(header)).isEqualTo(PROXY);
+        assertThat(forwardedAddress(header)).isEmpty();
         assertThat(forwarded("for=192.0.2.1", header)).isEqualTo(PROXY);
-        assertThat(forwarded(header, "for=192.0.2.1")).as("an unterminated quote swallows later lines").isEqualTo(PROXY);
+        assertThat(forwarded(header, "for=192.0.2.1")).as("the proxy's element is read").isEqualTo("192.0.2.1");
     }
 
     @Test
@@ -190,7 +237,9 @@ class ClientAddressTest {
         assertThat(xff("203.0.113.7, " + trustedChain + "10.0.0.2"))
                 .as("the walk stops after MAX_HOPS trusted hops at the last trusted one").isEqualTo("10.0.0.7");
         String hugeForwarded = "for=198.51.100.1, ".repeat(1_000) + "for=192.0.2.60";
-        assertThat(forwarded(hugeForwarded)).as("a Forwarded header beyond 8 KiB is not read").isEqualTo(PROXY);
+        assertThat(forwarded(hugeForwarded)).as("a Forwarded header is read from its end").isEqualTo("192.0.2.60");
+        assertThat(forwarded("for=10.0.0.7" + " ".repeat(10_000)))
+                .as("a Forwarded element reaching beyond 8 KiB is not read").isEqualTo(PROXY);
         assertThat(xff("203.0.113.7" + " ".repeat(10_000)))
                 .as("an X-Forwarded-For entry reaching beyond 8 KiB is not read").isEqualTo(PROXY);
         String paddedTrustedChain = ("10.0.0.7" + " ".repeat(300) + ",").repeat(30);
@@ -245,6 +294,29 @@ class ClientAddressTest {
         assertThat(defaults.resolveAddress(PROXY, List.of("::ffff:203.0.113.7"))).isEqualTo("203.0.113.7");
         assertThat(defaults.resolveAddress("local", List.of())).as("not an IP literal").isEqualTo("local");
         assertThat(defaults.resolveAddress(null, List.of())).isEmpty();
+    }
+
+    @Test
+    void keysAndExemptsIpv4ClientsBehindNat64ByTheirEmbeddedIpv4Address() {
+        assertThat(defaults.resolve(PROXY, List.of("64:ff9b::c000:201"))).isEqualTo("192.0.2.1");
+        assertThat(defaults.resolve(PROXY, List.of("64:ff9b::cb00:717"))).as("not the same /64 bucket")
+                .isEqualTo("203.0.7.23");
+        assertThat(defaults.resolveAddress(PROXY, List.of("[64:ff9b::c000:201]:4711"))).isEqualTo("192.0.2.1");
+        assertThat(defaults.resolve("64:FF9B:0:0:0:0:c000:201", List.of())).as("a direct peer").isEqualTo("192.0.2.1");
+        assertThat(defaults.resolve(PROXY, List.of("64:ff9b:1::c000:201"))).as("outside the /96")
+                .isEqualTo("64:ff9b:1::/64");
+        assertThat(defaults.resolve("64:ff9b::a00:1", List.of("198.51.100.1"))).as("a proxy behind NAT64 is trusted by"
+                + " its IPv4 address").isEqualTo("198.51.100.1");
+    }
+
+    @Test
+    void readsConfiguredNat64PrefixesBesideTheWellKnownOne() {
+        ClientAddress configured = ClientAddress.of(SluiceConfigLoader.load(ConfigSources.of(
+                Map.of("sluice.nat64-prefixes", "2001:db8:64::/96"))));
+        assertThat(configured.resolve("2001:db8:64::c000:201", List.of())).isEqualTo("192.0.2.1");
+        assertThat(configured.resolveAddress("2001:db8:64::cb00:717", List.of())).isEqualTo("203.0.7.23");
+        assertThat(configured.resolve("64:ff9b::c000:201", List.of())).isEqualTo("192.0.2.1");
+        assertThat(configured.resolve("2001:db8:65::c000:201", List.of())).isEqualTo("2001:db8:65::/64");
     }
 
     @Test

@@ -24,23 +24,38 @@ class ForwardingHeadersBoundsTest {
         assertThat(ForwardingHeaders.forwardedFor(List.of("azAZ09=1;for=192.0.2.1;!~=2")))
                 .containsExactly("192.0.2.1");
         for (String name : List.of("a@b", "a[b", "a{b", "a/b", "a:b", "a\"b")) {
-            assertThat(ForwardingHeaders.forwardedFor(List.of(name + "=1;for=192.0.2.1"))).as(name).isEmpty();
+            assertThat(ForwardingHeaders.forwardedFor(List.of(name + "=1;for=192.0.2.1"))).as(name)
+                    .containsExactly(ForwardingHeaders.NO_FOR);
         }
     }
 
     @Test
     void aQuotedValueKeepsSpacesAndTabsButNoOtherControlCharacter() {
         assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a b\ttab\""))).containsExactly("a b\ttab");
-        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\u001fb\""))).isEmpty();
-        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\u007fb\""))).isEmpty();
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\u001fb\""))).containsExactly(ForwardingHeaders.NO_FOR);
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\u007fb\""))).containsExactly(ForwardingHeaders.NO_FOR);
         assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\\\"b\""))).containsExactly("a\"b");
     }
 
     @Test
-    void oneMalformedElementMakesTheWholeHeaderUnusableWhateverTheOthersSay() {
-        for (String bad : List.of("for=", "for=192.0.2.2 junk", "for=\"a\\", "for=\"a\u001fb\"", "for=\"abc")) {
-            assertThat(ForwardingHeaders.forwardedFor(List.of("for=192.0.2.1, " + bad))).as(bad).isEmpty();
+    void aMalformedElementEndsTheHopsButTheElementsAfterItAreRead() {
+        for (String bad : List.of("for=", "for=192.0.2.2 junk", "for=\"a\\", "for=\"a\u001fb\"", "for=\"abc",
+                "a=\"b\"\"", "for=\\\"a\"", "for=192.0.2.2;for=192.0.2.3", "for=\"192.0.2.2\"x")) {
+            assertThat(ForwardingHeaders.forwardedFor(List.of("for=192.0.2.1, " + bad))).as(bad)
+                    .containsExactly(ForwardingHeaders.NO_FOR);
+            assertThat(ForwardingHeaders.forwardedFor(List.of(bad + ", for=192.0.2.1;proto=https"))).as(bad)
+                    .containsExactly("192.0.2.1", ForwardingHeaders.NO_FOR);
+            assertThat(ForwardingHeaders.forwardedFor(List.of(bad, "for=192.0.2.1"))).as(bad)
+                    .containsExactly("192.0.2.1", ForwardingHeaders.NO_FOR);
         }
+    }
+
+    @Test
+    void quotedValuesAreReadFromTheRightWithTheirEscapes() {
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=\"a\\\\\", by=\"b\\\"c,d\";for=\"[::1]\"")))
+                .containsExactly("[::1]", "a\\");
+        assertThat(ForwardingHeaders.forwardedFor(List.of("for=x;host=\"a,b;c\"", " , ,"))).containsExactly("x");
+        assertThat(ForwardingHeaders.forwardedFor(List.of(" ", ""))).as("no element at all").isEmpty();
     }
 
     @Test
@@ -49,14 +64,22 @@ class ForwardingHeadersBoundsTest {
         for (int i = 0; i < 33; i++) {
             elements.add("for=10.0.0." + i);
         }
+        // the hops left unread are marked, so that the walk knows the chain went on
         List<String> forwarded = ForwardingHeaders.forwardedFor(List.of(String.join(",", elements)));
-        assertThat(forwarded).hasSize(ForwardingHeaders.MAX_HOPS).startsWith("10.0.0.32").endsWith("10.0.0.1");
+        assertThat(forwarded).hasSize(ForwardingHeaders.MAX_HOPS + 1).startsWith("10.0.0.32")
+                .endsWith("10.0.0.1", ForwardingHeaders.NO_FOR);
+        assertThat(ForwardingHeaders.forwardedFor(elements.subList(1, 33))).hasSize(ForwardingHeaders.MAX_HOPS)
+                .endsWith("10.0.0.1");
 
         List<String> oneLine = ForwardingHeaders.xForwardedFor(List.of(String.join(",",
                 elements.stream().map(e -> e.substring(4)).toList())));
-        assertThat(oneLine).hasSize(ForwardingHeaders.MAX_HOPS).startsWith("10.0.0.32").endsWith("10.0.0.1");
+        assertThat(oneLine).hasSize(ForwardingHeaders.MAX_HOPS + 1).startsWith("10.0.0.32")
+                .endsWith("10.0.0.1", ForwardingHeaders.NO_FOR);
         List<String> lines = ForwardingHeaders.xForwardedFor(elements.stream().map(e -> e.substring(4)).toList());
-        assertThat(lines).hasSize(ForwardingHeaders.MAX_HOPS).startsWith("10.0.0.32").endsWith("10.0.0.1");
+        assertThat(lines).hasSize(ForwardingHeaders.MAX_HOPS + 1).startsWith("10.0.0.32")
+                .endsWith("10.0.0.1", ForwardingHeaders.NO_FOR);
+        assertThat(ForwardingHeaders.xForwardedFor(List.of("10.0.0.0, , ", "10.0.0.1"))).containsExactly("10.0.0.1",
+                "10.0.0.0");
     }
 
     @Test
@@ -64,7 +87,9 @@ class ForwardingHeadersBoundsTest {
         String longest = padded("for=192.0.2.1;x=", ForwardingHeaders.MAX_HEADER_CHARS - 1);
         assertThat(ForwardingHeaders.forwardedFor(List.of(longest))).containsExactly("192.0.2.1");
         String tooLong = padded("for=192.0.2.1;x=", ForwardingHeaders.MAX_HEADER_CHARS);
-        assertThat(ForwardingHeaders.forwardedFor(List.of(tooLong))).isEmpty();
+        assertThat(ForwardingHeaders.forwardedFor(List.of(tooLong))).containsExactly(ForwardingHeaders.NO_FOR);
+        assertThat(ForwardingHeaders.forwardedFor(List.of(tooLong + ", for=192.0.2.2")))
+                .as("read from the end up to the cut").containsExactly("192.0.2.2", ForwardingHeaders.NO_FOR);
     }
 
     @Test
