@@ -39,7 +39,9 @@ import java.util.Map;
  * {@link #PRIORITY} that decides every policy of the request in one Redis round trip and answers 429 with
  * {@code Retry-After}, {@code RateLimit-Policy}, {@code RateLimit} and an {@code application/problem+json}
  * body before the resource runs, and a response filter that adds the informational headers to admitted
- * requests. Policies already charged by the servlet filter for the same request are not charged again.
+ * requests. Policies already charged by the servlet filter for the same request are not charged again. A
+ * request's permits of concurrency limits are held until its entity is completely written (a writer
+ * interceptor sees the end of a {@code StreamingOutput}, of a resumed response's entity, of an event stream).
  *
  * <p>Settings come from MicroProfile Config when the application has it, otherwise from the contract's
  * fallback chain, in which this application's JAX-RS properties named {@code sluice.*}

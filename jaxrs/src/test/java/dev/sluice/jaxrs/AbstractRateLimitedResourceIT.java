@@ -392,6 +392,51 @@ abstract class AbstractRateLimitedResourceIT {
         assertThat(get("conc/mapped-failure").statusCode()).isEqualTo(409);
     }
 
+    /**
+     * A permit is returned once the entity is completely written, not when the resource returns it (or resumes
+     * with it): the body of a streamed, resumed or event-stream response is still being produced after that.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"conc/stream", "conc/async-stream", "conc/stage-stream",
+            "conc/events"})
+    void aConcurrencyPermitIsHeldUntilTheEntityIsCompletelyWritten(String path) throws Exception {
+        ConcurrencyResources.reset();
+        deployScenarios();
+        assertPermitHeldWhileWriting(path);
+    }
+
+    /**
+     * With {@code path}'s first request writing its entity, a second is refused: it never reaches the resource
+     * (the two would overlap); once the first is written, a request is admitted.
+     */
+    void assertPermitHeldWhileWriting(String path) throws Exception {
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> running = inFlight(path);
+        try {
+            java.util.concurrent.CompletableFuture<HttpResponse<String>> second = client.sendAsync(
+                    HttpRequest.newBuilder(URI.create(deployment.base() + path)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            // admitted, it would stay in flight beside the first until finished: wait for whichever comes first
+            await().atMost(java.time.Duration.ofSeconds(20))
+                    .until(() -> second.isDone() || ConcurrencyResources.IN_FLIGHT.get() > 1);
+            assertThat(ConcurrencyResources.IN_FLIGHT.get()).as(path + ": requests in flight at once").isEqualTo(1);
+            assertThat(second.get().statusCode()).as(path + " while the first one's entity is being written")
+                    .isEqualTo(429);
+            assertThat(RateLimitAssertions.assertProblem(second.get(), 429).get("policy")).isEqualTo("conc");
+        } finally {
+            ConcurrencyResources.finish();
+        }
+        HttpResponse<String> written = running.get();
+        assertThat(written.statusCode()).isEqualTo(200);
+        assertThat(written.body()).contains("first").contains("done");
+        ConcurrencyResources.reset();
+        awaitAdmitted("conc/mapped-failure", 409);
+    }
+
+    /** Deploys {@code application} with the scenarios' settings and a fresh key prefix. */
+    void deploy(TestApplication application) throws Exception {
+        deployment = container().deploy(application.properties(settings()));
+    }
+
     /** Starts a request that stays in flight until {@link ConcurrencyResources#finish()}. */
     java.util.concurrent.CompletableFuture<HttpResponse<String>> inFlight(String path) {
         java.util.concurrent.CompletableFuture<HttpResponse<String>> running =

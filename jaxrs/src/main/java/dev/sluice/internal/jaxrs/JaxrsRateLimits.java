@@ -135,6 +135,7 @@ public final class JaxrsRateLimits implements AutoCloseable {
         }
         context.register(new RateLimitRequestFilter(index, this), priority);
         context.register(new RateLimitResponseFilter(this), priority);
+        context.register(new RateLimitWriterInterceptor(), priority);
     }
 
     private List<RateLimitGate.Policy> limits(MethodPolicies from, Class<?> resourceClass, Method method) {

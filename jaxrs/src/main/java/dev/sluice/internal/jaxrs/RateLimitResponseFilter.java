@@ -6,13 +6,17 @@ import dev.sluice.internal.http.Verdict;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.MediaType;
 
 /**
  * Adds the informational rate-limit headers ({@code sluice.headers}) to the response of a request that
  * {@link RateLimitRequestFilter} admitted, describing the policy with the fewest tokens left. Refusals
  * already carry their headers, so they are left alone; so are responses of requests that were not checked.
- * Then runs the verdict's {@link dev.sluice.internal.http.AfterResponse} with the response status (the charge
- * of policies that count only some statuses, the return of concurrency limits' permits). A response filter
+ * Then, for a response without an entity, runs the verdict's {@link dev.sluice.internal.http.AfterResponse} with
+ * the response status (the charge of policies that count only some statuses, the return of concurrency limits'
+ * permits); a response with an entity is completed by {@link RateLimitWriterInterceptor} once the entity is
+ * written, and an event stream without one (RESTEasy's SSE) when the servlet filter sees the request's
+ * asynchronous cycle end. A response filter
  * does not run when the resource's exception reaches the container unmapped (runtimes before Jakarta REST 3.1,
  * which have no default exception mapper); on a servlet container Sluice's servlet filter (mapped to
  * {@code /*} by its web fragment) then completes it with status 500, from the request attribute
@@ -35,7 +39,17 @@ final class RateLimitResponseFilter implements ContainerResponseFilter {
             for (RateLimitHeaders.Header header : verdict.headers()) {
                 response.getHeaders().putSingle(header.name(), header.value());
             }
-            verdict.afterResponse().completed(response.getStatus());
+            if (verdict.afterResponse().isEmpty()) {
+                return;
+            }
+            if (response.hasEntity() && !"HEAD".equals(request.getMethod())) {
+                // written after this filter, perhaps much later (a StreamingOutput, a resumed response)
+                request.setProperty(RateLimitWriterInterceptor.STATUS_PROPERTY, response.getStatus());
+            } else if (!MediaType.SERVER_SENT_EVENTS_TYPE.isCompatible(response.getMediaType())) {
+                verdict.afterResponse().completed(response.getStatus());
+            }
+            // else the headers of an event stream whose events follow until its sink closes (RESTEasy): the
+            // servlet filter completes it when the request's asynchronous cycle ends
         }
     }
 }
