@@ -150,6 +150,75 @@ abstract class TransactionalReleaseContractTest {
     }
 
     @Test
+    void aReentryWhileTheReleaseWaitsWaitsForTheSameCompletionRegisteredOnce() throws Exception {
+        AtomicInteger registered = new AtomicInteger();
+        Transactions counting = new Transactions() {
+            @Override
+            public Object current() {
+                return transactions.current();
+            }
+
+            @Override
+            public boolean onCompletion(Completion completion) {
+                registered.incrementAndGet();
+                return transactions.onCompletion(completion);
+            }
+        };
+        DistributedLock lock = fixture.service(counting).lock("twice");
+        tm.begin();
+        for (int i = 0; i < 3; i++) {
+            lock.acquire(LONG_LEASE, Duration.ZERO).close();
+        }
+        assertThat(registered).as("synchronizations registered for one hold and one transaction").hasValue(1);
+        tm.commit();
+        assertThat(freeToAnotherThread(lock)).isTrue();
+    }
+
+    @Test
+    void aReleaseWaitsForAnOuterTransactionSuspendedByAnInnerOne() throws Exception {
+        DistributedLock lock = fixture.service(transactions).lock("nested");
+        tm.begin();
+        lock.acquire(LONG_LEASE, Duration.ZERO).close();
+        jakarta.transaction.Transaction outer = tm.suspend(); // as REQUIRES_NEW does
+        tm.begin();
+        lock.acquire(LONG_LEASE, Duration.ZERO).close();
+        tm.commit();
+        assertThat(freeToAnotherThread(lock)).as("free after the inner commit").isFalse();
+        tm.resume(outer);
+        tm.commit();
+        assertThat(freeToAnotherThread(lock)).as("free after the outer commit").isTrue();
+    }
+
+    @Test
+    void theLeaseIsRenewedAndTheHoldTimedUntilTheRealRelease() throws Exception {
+        ManualScheduler renewals = new ManualScheduler();
+        try {
+            LockService service = fixture.service(renewals.watchdog(fixture.clock::nanos), transactions);
+            DistributedLock lock = service.lock("renewed");
+            String storeKey = service.lockKey("renewed");
+            dev.sluice.internal.metrics.GuardMetrics metrics = service.metrics.lock("renewed");
+            Jta.Row row = new Jta.Row(0);
+            tm.begin();
+            try (LockHandle h = lock.acquire(SHORT_LEASE, Duration.ZERO)) {
+                row.write(tm.getTransaction(), 1);
+            }
+            for (int i = 0; i < 3; i++) { // three times two thirds of the lease: longer than the lease
+                fixture.elapse(SHORT_LEASE.multipliedBy(2).dividedBy(3), storeKey);
+                renewals.runPending();
+            }
+            assertThat(metrics.holds().count()).as("releases counted before the commit").isZero();
+            tm.commit();
+            assertThat(row.committed()).as("committed under a lease still held").isEqualTo(1);
+            assertThat(metrics.holds().count()).isEqualTo(1);
+            assertThat(metrics.holds().maxNanos()).as("held until after the commit")
+                    .isGreaterThanOrEqualTo(SHORT_LEASE.multipliedBy(2).toNanos());
+            assertThat(freeToAnotherThread(lock)).isTrue();
+        } finally {
+            renewals.shutdownNow();
+        }
+    }
+
+    @Test
     void aQueuedThreadTakesTheLockOverWhenTheHoldersTransactionCommits() throws Exception {
         LockService service = fixture.service(transactions);
         DistributedLock lock = service.lock("queue");
