@@ -2,12 +2,16 @@ package dev.sluice.internal.tx;
 
 import dev.sluice.test.JndiRegistry;
 import dev.sluice.test.Jta;
+import jakarta.transaction.TransactionManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,14 +54,37 @@ class TransactionsLookupTest {
     }
 
     @Test
+    void aLookupThatFoundNothingIsTriedAgainAMinuteLaterAndARegistryFoundIsKept() throws Exception {
+        AtomicLong now = new AtomicLong();
+        AtomicInteger lookups = new AtomicInteger();
+        AtomicReference<Transactions> bound = new AtomicReference<>(Transactions.NONE);
+        Transactions server = new ServerTransactions(() -> {
+            lookups.incrementAndGet();
+            return bound.get();
+        }, now::get);
+        bound.set(JtaTransactions.over(Jta.narayana().registry())); // a thread that has the naming context
+        TransactionManager tm = Jta.narayana().manager();
+        tm.begin();
+        try {
+            assertThat(server.current()).as("within the minute after a lookup that found nothing").isNull();
+            now.addAndGet(ServerTransactions.RETRY_NANOS);
+            assertThat(server.current()).isNotNull();
+            now.addAndGet(ServerTransactions.RETRY_NANOS * 5);
+            assertThat(server.current()).isNotNull();
+        } finally {
+            tm.rollback();
+        }
+        assertThat(lookups).as("looked up at start, once more a minute later, then kept").hasValue(2);
+    }
+
+    @Test
     void withoutTheJtaApiTheLookupNeitherFailsNorLoadsTheClassThatNamesIt() throws Exception {
         JndiRegistry.install(Map.of(Transactions.REGISTRY_JNDI_NAME, Jta.narayana().registry()));
         WithoutJta loader = new WithoutJta();
         Class<?> transactions = loader.loadClass(Transactions.class.getName());
 
-        Object found = transactions.getMethod("lookup").invoke(null);
-
-        assertThat(found).isSameAs(transactions.getField("NONE").get(null));
+        assertThat(transactions.getMethod("lookup").invoke(null)).isSameAs(transactions.getField("NONE").get(null));
+        assertThat(transactions.getMethod("ofServer").invoke(null)).isSameAs(transactions.getField("NONE").get(null));
         assertThat(loader.defined(JtaTransactions.class.getName())).isFalse();
     }
 
