@@ -7,12 +7,14 @@ import dev.sluice.Permit;
 import dev.sluice.internal.tx.JtaTransactions;
 import dev.sluice.internal.tx.Transactions;
 import dev.sluice.test.Jta;
+import dev.sluice.test.LogCapture;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +41,9 @@ abstract class TransactionalReleaseContractTest {
     static final Duration LONG_LEASE = Duration.ofSeconds(30);
     static final Duration SHORT_LEASE = Duration.ofSeconds(3);
     static final Duration WAIT = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    final LogCapture logs = new LogCapture();
 
     final Jta jta = Jta.narayana();
     final TransactionManager tm = jta.manager();
@@ -265,6 +270,24 @@ abstract class TransactionalReleaseContractTest {
 
         assertThatThrownBy(tm::commit).isInstanceOf(RollbackException.class);
         assertThat(row.committed()).as("nothing written under a lost lock is committed").isZero();
+        assertThat(logs.records(java.util.logging.Level.WARNING, "dev.sluice")).as("one warning for the lost hold")
+                .singleElement().satisfies(w -> assertThat(w.getMessage()).contains("lock 'lost'")
+                        .contains("transaction is rolled back"));
+    }
+
+    @Test
+    void aPermitWhoseLeaseIsLostBeforeTheCommitRollsTheTransactionBack() throws Exception {
+        LockService service = fixture.service(fixture.stalledWatchdog(), transactions);
+        DistributedSemaphore semaphore = service.semaphore("lost-permits", 2);
+        Jta.Row row = new Jta.Row(0);
+        tm.begin();
+        try (Permit p = semaphore.acquire(SHORT_LEASE, Duration.ZERO)) {
+            row.write(tm.getTransaction(), 1);
+        }
+        fixture.elapse(SHORT_LEASE.plusSeconds(1), service.semaphoreKey("lost-permits"));
+
+        assertThatThrownBy(tm::commit).isInstanceOf(RollbackException.class);
+        assertThat(row.committed()).isZero();
     }
 
     @Test
