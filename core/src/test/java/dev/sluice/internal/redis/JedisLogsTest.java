@@ -24,7 +24,7 @@ class JedisLogsTest {
 
     @Test
     void aJedisWarningReachesJavaUtilLoggingWithoutAnySlf4jNotice() throws Exception {
-        String runtime = Files.readString(Path.of(System.getProperty("sluice.runtime.classpath"))).strip();
+        String runtime = Files.readString(Path.of(System.getProperty("test.runtime-classpath"))).strip();
         String classPath = String.join(java.io.File.pathSeparator, List.of(
                 Path.of("target", "classes").toAbsolutePath().toString(),
                 Path.of("target", "test-classes").toAbsolutePath().toString(), runtime));
