@@ -60,12 +60,30 @@ class DocSnippetsTest {
     static void check(Snippet s) throws Exception {
         switch (s.language()) {
             case "properties" -> checkProperties(s);
-            case "xml" -> SnippetXml.check(s.text(), s.mark() != Snippet.Mark.FRAGMENT);
+            case "xml" -> {
+                SnippetXml.check(s.text(), s.mark() != Snippet.Mark.FRAGMENT);
+                assertThat(undefinedMavenProperties(s.text()))
+                        .as("%s uses Maven properties it does not define in <properties>: a reader who copies it"
+                                + " gets an unresolved ${...}", s).isEmpty();
+            }
             case "java" -> assertThat(JAVA.errors(s.text(), Snippet.read(s.page()).stream()
                     .filter(o -> o.language().equals("java") && o.line() != s.line()).map(Snippet::text).toList()))
                     .as("%s does not compile", s).isEmpty();
             default -> throw new IllegalArgumentException(s.language());
         }
+    }
+
+    /** The {@code ${name}} of a POM snippet that it does not define as {@code <name>}, except Maven's own. */
+    static List<String> undefinedMavenProperties(String xml) {
+        List<String> undefined = new ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\$\\{([\\w.-]+)}").matcher(xml);
+        while (m.find()) {
+            String name = m.group(1);
+            if (!name.startsWith("project.") && !name.startsWith("env.") && !xml.contains("<" + name + ">")) {
+                undefined.add("${" + name + "}");
+            }
+        }
+        return undefined;
     }
 
     private static void checkProperties(Snippet s) throws IOException {

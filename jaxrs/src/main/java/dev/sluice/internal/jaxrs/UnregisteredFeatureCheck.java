@@ -1,5 +1,7 @@
 package dev.sluice.internal.jaxrs;
 
+import dev.sluice.jaxrs.RateLimited;
+
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletRequestEvent;
@@ -21,20 +23,27 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code Application} that lists its classes without the feature): those methods are then not limited at all,
  * with no header, no Redis call and nothing else in the log.
  *
- * <p>The servlet container hands it the application's {@code @Path} classes ({@code @HandlesTypes}, as JAX-RS
- * runtimes find resources themselves). The check runs when the first request ends: JAX-RS servlets start before
+ * <p>The servlet container hands it the application's classes that carry {@code @RateLimited} on the class or on a
+ * method ({@code @HandlesTypes}; Tomcat, Jetty and WildFly look at method annotations too). Sluice's own annotations,
+ * not {@code @Path}: a container reads every initializer's {@code @HandlesTypes}, and where JAX-RS is absent (Tomcat
+ * with {@code sluice-bundle}) a {@code Path.class} there would fail the application's start. The check runs when the first request ends: JAX-RS servlets start before
  * they serve, and servers start them with the application, so by then a registered feature has been configured.
  * A JAX-RS servlet that starts lazily, on its first request, after a first request to something else, would be
  * reported wrongly; servers start theirs at deployment. Thread-safe.
  */
-@HandlesTypes(Path.class)
+@HandlesTypes({RateLimited.class, RateLimited.List.class})
 public final class UnregisteredFeatureCheck implements ServletContainerInitializer {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
-        Set<String> limited = limitedMethods(classes == null ? Set.of() : classes);
+        Set<String> limited;
+        try {
+            limited = limitedMethods(classes == null ? Set.of() : classes);
+        } catch (LinkageError noJaxRs) {
+            return; // @RateLimited classes without a JAX-RS API: nothing could ever register the feature
+        }
         if (limited.isEmpty()) {
             return;
         }
