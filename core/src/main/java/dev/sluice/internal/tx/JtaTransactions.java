@@ -31,8 +31,9 @@ public final class JtaTransactions implements Transactions {
     public Object current() {
         try {
             int status = registry.getTransactionStatus();
-            return status == Status.STATUS_ACTIVE || status == Status.STATUS_MARKED_ROLLBACK
-                    ? registry.getTransactionKey() : null;
+            // Only an active one: a transaction marked rollback-only commits nothing there is to wait for, and
+            // Narayana (WildFly) accepts a synchronization then but never completes it after the rollback.
+            return status == Status.STATUS_ACTIVE ? registry.getTransactionKey() : null;
         } catch (RuntimeException e) {
             // A registry that cannot tell (a thread the server does not manage): as without a transaction.
             LOG.log(Level.DEBUG, "Sluice: could not read the transaction of this thread", e);

@@ -48,9 +48,11 @@ public class BoxOffice {
      */
     @Locked(key = "box-office:{0}", maxWait = "60s")
     public void sell(String counterId, boolean rollBack) {
-        witness.enterUntilCompletion("sell:" + counterId, transactions);
-        entityManager.find(SaleCounter.class, counterId).sell();
+        SaleCounter counter = entityManager.find(SaleCounter.class, counterId);
+        witness.entered("sell:" + counterId, counter.sold(), transactions);
+        counter.sell();
         if (rollBack) {
+            witness.rollingBack("sell:" + counterId);
             session.setRollbackOnly();
         }
     }
@@ -72,20 +74,23 @@ public class BoxOffice {
      */
     @Bounded(value = "box-office-receipts", permits = 2, maxWait = "60s")
     public void printReceipt(String counterId) {
-        witness.enterUntilCompletion("receipts:" + counterId, transactions);
+        witness.entered("receipts:" + counterId, receipts(counterId), transactions);
         entityManager.persist(new Receipt(counterId));
     }
 
     /** A line-per-fact report of the counter, read from the database in a new transaction. */
     public String report(String counterId) {
         SaleCounter counter = entityManager.find(SaleCounter.class, counterId);
-        long receipts = entityManager
-                .createQuery("select count(r) from Receipt r where r.counterId = :counter", Long.class)
-                .setParameter("counter", counterId).getSingleResult();
+        long receipts = receipts(counterId);
         return "sold=" + (counter == null ? 0 : counter.sold()) + "\n"
                 + "attempts=" + (counter == null ? 0 : counter.attempts()) + "\n"
                 + "receipts=" + receipts + "\n"
                 + "mostSalesAtOnce=" + witness.mostAtOnce("sell:" + counterId) + "\n"
                 + "mostReceiptsAtOnce=" + witness.mostAtOnce("receipts:" + counterId) + "\n";
+    }
+
+    private long receipts(String counterId) {
+        return entityManager.createQuery("select count(r) from Receipt r where r.counterId = :counter", Long.class)
+                .setParameter("counter", counterId).getSingleResult();
     }
 }

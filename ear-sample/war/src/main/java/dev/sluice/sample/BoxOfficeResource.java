@@ -1,6 +1,7 @@
 package dev.sluice.sample;
 
 import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -25,15 +26,17 @@ import jakarta.ws.rs.core.Response;
 @RequestScoped
 public class BoxOfficeResource {
 
+    // Looked up when called: on a server without an EJB container (WildFly's standalone-microprofile.xml,
+    // where the sample's other resources still run) the session beans are no beans at all.
     @Inject
-    BoxOffice boxOffice;
+    Instance<BoxOffice> boxOffice;
 
     @Inject
-    Cashier cashier;
+    Instance<Cashier> cashier;
 
     @PUT
     public Response open(@PathParam("counter") String counter) {
-        boxOffice.open(counter);
+        boxOffice.get().open(counter);
         return Response.noContent().build();
     }
 
@@ -41,7 +44,7 @@ public class BoxOfficeResource {
     @Path("sales")
     @Produces(MediaType.TEXT_PLAIN)
     public Response sell(@PathParam("counter") String counter, @QueryParam("rollback") boolean rollBack) {
-        boxOffice.sell(counter, rollBack);
+        boxOffice.get().sell(counter, rollBack);
         return rollBack ? Response.ok("rolled back\n").build()
                 : Response.status(Response.Status.CREATED).entity("sold\n").build();
     }
@@ -50,7 +53,7 @@ public class BoxOfficeResource {
     @Path("sales/at-once")
     @Produces(MediaType.TEXT_PLAIN)
     public Response sellAtOnce(@PathParam("counter") String counter) {
-        cashier.sellAtOnce(counter);
+        cashier.get().sellAtOnce(counter);
         return Response.status(Response.Status.CREATED).entity("sold\n").build();
     }
 
@@ -58,13 +61,13 @@ public class BoxOfficeResource {
     @Path("receipts")
     @Produces(MediaType.TEXT_PLAIN)
     public Response printReceipt(@PathParam("counter") String counter) {
-        boxOffice.printReceipt(counter);
+        boxOffice.get().printReceipt(counter);
         return Response.status(Response.Status.CREATED).entity("printed\n").build();
     }
 
     @GET
     @Produces(MediaType.TEXT_PLAIN)
     public String report(@PathParam("counter") String counter) {
-        return boxOffice.report(counter);
+        return boxOffice.get().report(counter);
     }
 }

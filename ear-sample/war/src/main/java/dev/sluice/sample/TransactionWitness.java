@@ -10,12 +10,16 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 
 /**
  * The sample's evidence of what a lock or a semaphore guarded: how many transactions were ever, at once,
- * between the start of a guarded method and their completion (commit or rollback). A lock must keep that at
- * one, {@code @Bounded(permits = n)} at n; a guard released when the method returns lets the next caller in
- * while the previous transaction is still committing.
+ * between the start of a guarded method and their commit. A lock must keep that at one,
+ * {@code @Bounded(permits = n)} at n; a guard released when the method returns lets the next caller in while
+ * the previous transaction is still committing.
  *
- * <p>Each transaction also commits slowly (a synchronization that sleeps before completion, as a real
- * database's flush and commit take time), or there would be no window to observe.
+ * <p>The database is the judge of what committed: a transaction entering the section tells how many of the
+ * section's transactions it sees committed, and the ones that entered before it and are neither committed
+ * nor known to roll back are still under way. (Callbacks after completion would not do: the order in which
+ * the transaction manager calls them, Sluice's release among them, is unspecified.) Each transaction also
+ * commits slowly (a synchronization that sleeps before completion, as a real database's flush and commit
+ * take time), or there would be no window to observe.
  *
  * <p>Thread-safe; application scoped.
  */
@@ -27,10 +31,14 @@ public class TransactionWitness {
 
     private final ConcurrentMap<String, Section> sections = new ConcurrentHashMap<>();
 
-    /** The current transaction enters {@code section} now and leaves it when it completes. */
-    void enterUntilCompletion(String section, TransactionSynchronizationRegistry transactions) {
-        Section entered = sections.computeIfAbsent(section, name -> new Section());
-        entered.enter();
+    /**
+     * The current transaction enters {@code section}, where it reads that {@code committed} transactions of
+     * the section have committed (read before this call); its own commit will be slow.
+     */
+    void entered(String section, long committed, TransactionSynchronizationRegistry transactions) {
+        Section entered = section(section);
+        long underWay = entered.started.incrementAndGet() - committed - entered.rollingBack.get();
+        entered.mostAtOnce.accumulateAndGet((int) underWay, Math::max);
         transactions.registerInterposedSynchronization(new Synchronization() {
             @Override
             public void beforeCompletion() {
@@ -39,15 +47,24 @@ public class TransactionWitness {
 
             @Override
             public void afterCompletion(int status) {
-                entered.leave();
+                // nothing: the database tells the next transaction what committed
             }
         });
     }
 
-    /** {@return the most transactions ever inside {@code section} at once (0 when none entered)} */
+    /** A transaction of {@code section} that entered it is marked for rollback: it will never commit. */
+    void rollingBack(String section) {
+        section(section).rollingBack.incrementAndGet();
+    }
+
+    /** {@return the most transactions ever under way in {@code section} at once (0 when none entered)} */
     int mostAtOnce(String section) {
         Section found = sections.get(section);
         return found == null ? 0 : found.mostAtOnce.get();
+    }
+
+    private Section section(String name) {
+        return sections.computeIfAbsent(name, n -> new Section());
     }
 
     private static void slowCommit() {
@@ -59,15 +76,8 @@ public class TransactionWitness {
     }
 
     private static final class Section {
-        private final AtomicInteger inside = new AtomicInteger();
+        private final AtomicInteger started = new AtomicInteger();
+        private final AtomicInteger rollingBack = new AtomicInteger();
         private final AtomicInteger mostAtOnce = new AtomicInteger();
-
-        void enter() {
-            mostAtOnce.accumulateAndGet(inside.incrementAndGet(), Math::max);
-        }
-
-        void leave() {
-            inside.decrementAndGet();
-        }
     }
 }
