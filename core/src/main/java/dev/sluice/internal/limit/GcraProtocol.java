@@ -2,6 +2,7 @@ package dev.sluice.internal.limit;
 
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.ScriptReplies;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -90,7 +91,7 @@ final class GcraProtocol {
         int count = requests.size();
         if (!(reply instanceof List<?> values) || values.size() != count * FIELDS
                 || !values.stream().allMatch(Long.class::isInstance)) {
-            throw misshapen(script, "expected " + count * FIELDS + " integers, got " + reply);
+            throw ScriptReplies.misshapen(script, "expected " + count * FIELDS + " integers, got " + reply);
         }
         List<BucketOutcome> outcomes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -99,17 +100,12 @@ final class GcraProtocol {
             long tightest = (Long) values.get(at + TIGHTEST);
             int bandwidths = Math.max(1, requests.get(i).limits().size());
             if ((allowed != 0 && allowed != 1) || tightest < 0 || tightest >= bandwidths) {
-                throw misshapen(script, "policy " + i + " answered allowed " + allowed + ", tightest " + tightest
+                throw ScriptReplies.misshapen(script, "policy " + i + " answered allowed " + allowed + ", tightest " + tightest
                         + " of " + bandwidths + " bandwidth(s): " + reply);
             }
             outcomes.add(new BucketOutcome(allowed == 1, (Long) values.get(at + REMAINING), (int) tightest,
                     (Long) values.get(at + WAIT), (Long) values.get(at + RESET)));
         }
         return outcomes;
-    }
-
-    private static StoreUnavailableException misshapen(LuaScript script, String what) {
-        return new StoreUnavailableException("Lua script " + script.name() + " (" + script.location()
-                + ") answered in a shape Sluice does not read: " + what, null);
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.internal.limit;
 
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.ScriptReplies;
 
 import java.util.List;
 
@@ -35,7 +36,7 @@ final class PermitProtocol {
      */
     static int returned(Object reply, int keys, LuaScript script) {
         if (!(reply instanceof Long held) || held < 0 || held > keys) {
-            throw misshapen(script, "expected an integer from 0 to " + keys + ", got " + reply);
+            throw ScriptReplies.misshapen(script, "expected an integer from 0 to " + keys + ", got " + reply);
         }
         return (int) (long) held;
     }
@@ -46,14 +47,6 @@ final class PermitProtocol {
      * @throws StoreUnavailableException naming the script when the reply is neither 1 nor 0
      */
     static boolean renewed(Object reply, LuaScript script) {
-        if (!(reply instanceof Long answer) || (answer != 0 && answer != 1)) {
-            throw misshapen(script, "expected 1 or 0, got " + reply);
-        }
-        return answer == 1;
-    }
-
-    private static StoreUnavailableException misshapen(LuaScript script, String what) {
-        return new StoreUnavailableException("Lua script " + script.name() + " (" + script.location()
-                + ") answered in a shape Sluice does not read: " + what, null);
+        return ScriptReplies.flag(reply, script);
     }
 }
