@@ -6,28 +6,27 @@
 -- of now. The request is admitted only if every bandwidth of every deciding policy admits it; then all are
 -- charged, otherwise none is (a denied request does not eat another policy's quota).
 --
--- Each policy comes with a mode:
---   0 enforce       decides; charged when the request is admitted
---   1 shadow        never refuses the request; charged when it alone admits it
---   2 check         decides; never charged (the check before a request charged after its response)
---   3 shadow check  never refuses, never charged
---   4 charge        charged without deciding (after a counted response): the bucket moves by the cost but
---                   never further than empty, and the reply says allowed
---   5 concurrency   decides by the permits of a concurrency limit (below); takes one when the request is
---                   admitted
---   6 shadow concurrency  never refuses; takes a permit when the request is admitted and one is free
+-- Each policy says how it takes part, in three fields:
+--   kind      'bucket': a rate's GCRA buckets, one per bandwidth; 'permits': a concurrency limit's permit set
+--   decides   '1': a refusal by this policy refuses the request; '0': it never refuses (shadow mode, or a
+--             charge after the response)
+--   charge    when this policy is charged (a bucket moves by the cost, a permit set takes a permit):
+--             'never'         only decided (the check before a request charged after its response)
+--             'if-all-admit'  when the request is admitted (every deciding policy admits it) and this one admits
+--                             it too (for a deciding policy that follows)
+--             'if-it-admits'  when this policy admits it, whatever the others decide (a shadowed rate)
+--             'always'        buckets only: charged without deciding (after a counted response); the bucket
+--                             moves by the cost but never further than empty, and the reply says allowed
 --
--- A concurrency policy (modes 5 and 6) has no bucket: its key is a sorted set of permit ids scored by the
--- millisecond (Redis clock) at which each permit's lease runs out, the model of semaphore-acquire.lua, so that
--- semaphore-extend.lua renews a permit and concurrency-release.lua returns it. Expired permits (a holder that
--- died) are removed first. It comes with cost 1 and one "bandwidth" whose triple is: permits, lease in ms,
--- permit id. It takes part in the all-or-nothing rule like a bucket: no permit is taken for a request a rate
--- refuses, no token for one that finds no free permit. A permit id already in the set is this request's own (the
--- store retries a decision once when its connection broke, and the first run may have taken the permit): it is
--- not counted against the request, granted again with the new lease, or removed when the request is refused, as
--- semaphore-acquire.lua does. Its reply uses the same five integers: remaining =
--- free permits, wait = until the earliest lease runs out (admitted: 0 while a permit is free), reset = until
--- the latest lease runs out.
+-- A permit set (kind 'permits') is a sorted set of permit ids scored by the millisecond (Redis clock) at which
+-- each permit's lease runs out, the model of semaphore-acquire.lua, so that semaphore-extend.lua renews a permit
+-- and concurrency-release.lua returns it. Expired permits (a holder that died) are removed first. It takes part
+-- in the all-or-nothing rule like a bucket: no permit is taken for a request a rate refuses, no token for one
+-- that finds no free permit. A permit id already in the set is this request's own (the store retries a decision
+-- once when its connection broke, and the first run may have taken the permit): it is not counted against the
+-- request, granted again with the new lease, or removed when the request is refused, as semaphore-acquire.lua
+-- does. Its reply uses the same five integers: remaining = free permits, tightest = 0, wait = until the earliest
+-- lease runs out (admitted: 0 while a permit is free), reset = until the latest lease runs out.
 --
 -- Exact at every rate: interval = period / tokens is a fraction of a microsecond in general. Each bandwidth
 -- comes with it as interval_units / units_per_us in lowest terms, and the script counts that bucket's durations
@@ -46,10 +45,13 @@
 -- bucket, read with MGET, which answers nil for a key of another type instead of failing; the next charge
 -- overwrites it.
 --
--- KEYS: one key per bandwidth, policy after policy (a concurrency policy: its permit set).
--- ARGV: policy_count, then per policy: mode, cost, bandwidth_count, then per bandwidth:
---       interval_units, units_per_us, capacity (a concurrency policy: permits, lease_ms, permit_id).
--- Reply (read by BucketOutcome.fromReply): per policy five integers, in this order:
+-- This is the script's wire format; GcraProtocol.java writes the arguments and reads the reply, and a
+-- replacement script (sluice.script.gcra) must keep it. Malformed arguments are answered with an error reply.
+-- KEYS: per policy, a bucket: one key per bandwidth; a permit set: the set.
+-- ARGV: policy_count, then per policy: kind, decides, charge, and then
+--       a bucket:     cost, bandwidth_count, and per bandwidth: interval_units, units_per_us, capacity
+--       a permit set: permits, lease_ms, permit_id
+-- Reply: per policy five integers, in this order:
 --   allowed    1 or 0: whether this policy admits the request (the request itself is admitted when every
 --              deciding policy does)
 --   remaining  tokens left in the tightest bandwidth, the one with the fewest
@@ -78,10 +80,12 @@ local function tat_of(value)
   return tonumber(whole), tonumber(rem)
 end
 
--- The common case, one enforced policy of one bandwidth whose interval is whole microseconds
+-- The common case, one enforced policy (decides, charged if all admit) of one bandwidth whose interval is whole
+-- microseconds
 -- (units_per_us = 1): the general code below without its tables and helpers, same reply.
-if ARGV[1] == '1' and ARGV[2] == '0' and ARGV[4] == '1' and ARGV[6] == '1' then
-  local cost, interval, capacity = tonumber(ARGV[3]), tonumber(ARGV[5]), tonumber(ARGV[7])
+if ARGV[1] == '1' and ARGV[2] == 'bucket' and ARGV[3] == '1' and ARGV[4] == 'if-all-admit' and ARGV[6] == '1'
+    and ARGV[8] == '1' then
+  local cost, interval, capacity = tonumber(ARGV[5]), tonumber(ARGV[7]), tonumber(ARGV[9])
   local span = capacity * interval
   local value = redis.call('MGET', KEYS[1])[1]
   local tat = value and tat_of(value)
@@ -150,14 +154,21 @@ local function store(key, ahead, units)
   redis.call('SET', key, value, 'PX', math.ceil(ceil_div(ahead, units) / 1000))
 end
 
+local CHARGES = { ['never'] = true, ['if-all-admit'] = true, ['if-it-admits'] = true, ['always'] = true }
 local values = redis.call('MGET', unpack(KEYS))
 local policies, all_ok = {}, true
 local arg, k = 2, 1
 for p = 1, tonumber(ARGV[1]) do
-  local pol = { mode = ARGV[arg], cost = tonumber(ARGV[arg + 1]), ok = true, never = false, wait = 0, buckets = {} }
-  local n = tonumber(ARGV[arg + 2])
+  local pol = { kind = ARGV[arg], decides = ARGV[arg + 1] == '1', charge = ARGV[arg + 2], ok = true, never = false,
+                wait = 0, buckets = {} }
+  if (pol.kind ~= 'bucket' and pol.kind ~= 'permits') or (ARGV[arg + 1] ~= '1' and ARGV[arg + 1] ~= '0')
+      or not CHARGES[pol.charge] or (pol.kind == 'permits' and pol.charge == 'always') then
+    return redis.error_reply('gcra.lua: policy ' .. p .. ' has kind ' .. tostring(pol.kind) .. ', decides '
+        .. tostring(ARGV[arg + 1]) .. ', charge ' .. tostring(pol.charge) .. '; see the header for the accepted values')
+  end
   arg = arg + 3
-  if pol.mode == '5' or pol.mode == '6' then
+  local n = 0
+  if pol.kind == 'permits' then
     local set = { key = KEYS[k], permits = tonumber(ARGV[arg]), lease = tonumber(ARGV[arg + 1]), id = ARGV[arg + 2] }
     redis.call('ZREMRANGEBYSCORE', set.key, '-inf', now_ms)
     set.own = redis.call('ZSCORE', set.key, set.id) ~= false
@@ -167,7 +178,10 @@ for p = 1, tonumber(ARGV[1]) do
       pol.wait = (tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2]) - now_ms) * 1000
     end
     pol.permit = set
-    arg, k, n = arg + 3, k + 1, 0
+    arg, k = arg + 3, k + 1
+  else
+    pol.cost, n = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1])
+    arg = arg + 2
   end
   for b = 1, n do
     local interval, units, capacity = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
@@ -183,9 +197,16 @@ for p = 1, tonumber(ARGV[1]) do
     end
     pol.buckets[b] = bucket
   end
-  if pol.mode == '4' then pol.ok, pol.never = true, false end
-  if pol.mode == '0' or pol.mode == '2' or pol.mode == '5' then all_ok = all_ok and pol.ok end
+  if pol.charge == 'always' then pol.ok, pol.never = true, false end
+  if pol.decides then all_ok = all_ok and pol.ok end
   policies[p] = pol
+end
+
+-- Whether a policy is charged, by its charge field (see the header).
+local function charged(pol)
+  if pol.charge == 'if-all-admit' then return all_ok and pol.ok end
+  if pol.charge == 'if-it-admits' then return pol.ok end
+  return pol.charge == 'always'
 end
 
 -- A concurrency policy's reply; takes the permit when charged. A permit the set holds under this request's id
@@ -214,18 +235,18 @@ end
 local reply = {}
 for _, pol in ipairs(policies) do
   if pol.permit then
-    local r = permit_reply(pol, all_ok and (pol.mode == '5' or pol.ok))
+    local r = permit_reply(pol, charged(pol))
     for i = 1, 5 do reply[#reply + 1] = r[i] end
   else
     local remaining, tightest, reset, next_token = nil, 0, 0, 0
-    local charged = (pol.mode == '0' and all_ok) or (pol.mode == '1' and pol.ok) or pol.mode == '4'
+    local charge = charged(pol)
     for b, bucket in ipairs(pol.buckets) do
       local ahead = bucket.ahead
-      if charged then
+      if charge then
         ahead = bucket.moved
-        if pol.mode == '4' and ahead > bucket.span then ahead = bucket.span end
+        if pol.charge == 'always' and ahead > bucket.span then ahead = bucket.span end
       end
-      if charged or bucket.clamped then store(bucket.key, ahead, bucket.units) end
+      if charge or bucket.clamped then store(bucket.key, ahead, bucket.units) end
       local left = floor_div(bucket.span - ahead, bucket.interval)
       if remaining == nil or left < remaining then
         remaining, tightest, reset = left, b - 1, ceil_div(ahead, bucket.units)

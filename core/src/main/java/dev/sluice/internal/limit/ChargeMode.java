@@ -1,47 +1,72 @@
 package dev.sluice.internal.limit;
 
 /**
- * How one policy takes part in a decision of {@code gcra.lua} (its number travels as the policy's first
- * argument). The request is admitted when every {@link #ENFORCE}, {@link #CHECK} and {@link #CONCURRENCY} policy
- * admits it.
+ * How one policy takes part in a decision of {@code gcra.lua}. The request is admitted when every {@link #ENFORCE},
+ * {@link #CHECK} and {@link #CONCURRENCY} policy admits it. The script does not know these modes: each travels as
+ * what it means, whether it {@link #decides()} and when it is charged ({@link #charge()}), see {@link GcraProtocol}.
  */
 public enum ChargeMode {
 
     /** Decides admission; charged when the whole request is admitted (all or nothing). */
-    ENFORCE(0),
+    ENFORCE(true, Charge.IF_ALL_ADMIT),
     /** Never refuses; charged when it alone would admit, whatever the other policies decide. */
-    SHADOW(1),
+    SHADOW(false, Charge.IF_IT_ADMITS),
     /** Decides admission but is never charged: the check before a request charged after its response. */
-    CHECK(2),
+    CHECK(true, Charge.NEVER),
     /** {@link #CHECK} that never refuses (a shadowed policy charged after the response). */
-    SHADOW_CHECK(3),
+    SHADOW_CHECK(false, Charge.NEVER),
     /**
      * Charges without deciding: after a response whose status the policy counts. The bucket never goes
      * further than empty, so requests admitted together can overshoot the limit but not stretch the wait.
      */
-    CHARGE(4),
+    CHARGE(false, Charge.ALWAYS),
     /**
      * A concurrency limit: decides by the free permits of its key; takes one when the whole request is admitted
      * (the request then holds it until its response completes).
      */
-    CONCURRENCY(5),
+    CONCURRENCY(true, Charge.IF_ALL_ADMIT),
     /** {@link #CONCURRENCY} that never refuses: takes a permit when the request is admitted and one is free. */
-    SHADOW_CONCURRENCY(6);
+    SHADOW_CONCURRENCY(false, Charge.IF_ALL_ADMIT);
 
-    private final int code;
+    /** When a policy is charged (a bucket moved by the cost, a permit taken); each has its name on the wire. */
+    public enum Charge {
+        /** Never: only decided. */
+        NEVER("never"),
+        /** When the request is admitted (every deciding policy admits it) and this policy admits it too. */
+        IF_ALL_ADMIT("if-all-admit"),
+        /** When this policy admits the request, whatever the others decide. */
+        IF_IT_ADMITS("if-it-admits"),
+        /** Whatever is decided, never further than an empty bucket; buckets only. */
+        ALWAYS("always");
 
-    ChargeMode(int code) {
-        this.code = code;
+        private final String wire;
+
+        Charge(String wire) {
+            this.wire = wire;
+        }
+
+        /** The word {@code gcra.lua} reads. */
+        public String wire() {
+            return wire;
+        }
     }
 
-    /** The number {@code gcra.lua} reads. */
-    public int code() {
-        return code;
+    private final boolean decides;
+    private final Charge charge;
+
+    ChargeMode(boolean decides, Charge charge) {
+        this.decides = decides;
+        this.charge = charge;
     }
 
     /** Whether a refusal by this policy refuses the request. */
     public boolean decides() {
-        return this == ENFORCE || this == CHECK || this == CONCURRENCY;
+        return decides;
+    }
+
+    /** When the policy is charged. */
+    public Charge charge() {
+        return charge;
     }
 
     /** Whether the policy counts requests in flight (a permit set) rather than a rate (buckets). */

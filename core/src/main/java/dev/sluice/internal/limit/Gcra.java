@@ -121,7 +121,7 @@ final class Gcra {
                     waits[p] = Math.max(waits[p], ceilDiv(bucket.moved - bucket.span, bucket.units));
                 }
             }
-            if (request.mode() == ChargeMode.CHARGE) {
+            if (request.mode().charge() == ChargeMode.Charge.ALWAYS) {
                 ok[p] = true;
                 never[p] = false;
             }
@@ -134,7 +134,7 @@ final class Gcra {
         for (int p = 0; p < n; p++) {
             BucketRequest request = requests.get(p);
             if (request.permit() != null) {
-                boolean taken = allOk && (request.mode() == ChargeMode.CONCURRENCY || ok[p]);
+                boolean taken = charged(request.mode().charge(), allOk, ok[p]);
                 outcomes.add(permitOutcome(request, buckets.permits(request.key()), ok[p], waits[p], taken,
                         nowMillis));
                 continue;
@@ -143,18 +143,12 @@ final class Gcra {
             int tightest = 0;
             long reset = 0;
             long nextToken = 0;
-            ChargeMode mode = requests.get(p).mode();
-            boolean charged = switch (mode) {
-                case ENFORCE -> allOk;
-                case SHADOW -> ok[p];
-                case CHECK, SHADOW_CHECK -> false;
-                case CHARGE -> true;
-                case CONCURRENCY, SHADOW_CONCURRENCY -> throw new IllegalArgumentException(mode + " without permit");
-            };
+            ChargeMode.Charge charge = requests.get(p).mode().charge();
+            boolean charged = charged(charge, allOk, ok[p]);
             for (int b = 0; b < state[p].length; b++) {
                 Bucket bucket = state[p][b];
                 long ahead = !charged ? bucket.ahead
-                        : mode == ChargeMode.CHARGE ? Math.min(bucket.moved, bucket.span) : bucket.moved;
+                        : charge == ChargeMode.Charge.ALWAYS ? Math.min(bucket.moved, bucket.span) : bucket.moved;
                 if (charged || bucket.clamped) {
                     buckets.write(bucket.key, new Tat(now + Math.floorDiv(ahead, bucket.units),
                             Math.floorMod(ahead, bucket.units)), now);
@@ -171,6 +165,16 @@ final class Gcra {
             outcomes.add(new BucketOutcome(ok[p], remaining, tightest, wait, reset));
         }
         return outcomes;
+    }
+
+    /** Whether a policy is charged, as {@code charged} in the script. */
+    private static boolean charged(ChargeMode.Charge charge, boolean allOk, boolean ok) {
+        return switch (charge) {
+            case NEVER -> false;
+            case IF_ALL_ADMIT -> allOk && ok;
+            case IF_IT_ADMITS -> ok;
+            case ALWAYS -> true;
+        };
     }
 
     /**

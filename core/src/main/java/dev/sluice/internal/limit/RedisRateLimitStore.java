@@ -147,41 +147,34 @@ public final class RedisRateLimitStore implements RateLimitStore {
         }
         int held = 0;
         for (List<String> slotKeys : bySlot.values()) {
-            held += Math.toIntExact(other(releaseScript, slotKeys, List.of(permitId)));
+            held += PermitProtocol.returned(other(releaseScript, slotKeys, PermitProtocol.releaseArgs(permitId)),
+                    slotKeys.size(), releaseScript);
         }
         return held;
     }
 
     @Override
     public boolean renew(String key, String permitId, long leaseMillis) {
-        return other(renewScript, List.of(key), List.of(permitId, Long.toString(leaseMillis))) == 1L;
+        return PermitProtocol.renewed(other(renewScript, List.of(key), PermitProtocol.renewArgs(permitId, leaseMillis)),
+                renewScript);
     }
 
-    /**
-     * One call of a script other than {@code gcra.lua}, on its own (never combined), failures mapped alike; its
-     * reply is an integer.
-     */
-    private long other(LuaScript other, List<String> keys, List<String> args) {
-        Object reply;
+    /** One call of a script other than {@code gcra.lua}, on its own (never combined), failures mapped alike. */
+    private Object other(LuaScript other, List<String> keys, List<String> args) {
         try {
-            reply = calls.evalAlone(other, keys, args);
+            return calls.evalAlone(other, keys, args);
         } catch (JedisDataException e) {
             throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
                     + ") failed in Redis: " + e.getMessage(), e);
         } catch (JedisException e) {
             throw new StoreUnavailableException("Redis concurrency-limit call failed: " + e.getMessage(), e);
         }
-        if (!(reply instanceof Long number)) {
-            throw new StoreUnavailableException("Lua script " + other.name() + " (" + other.location()
-                    + ") answered in a shape Sluice does not read: expected an integer, got " + reply, null);
-        }
-        return number;
     }
 
     private List<BucketOutcome> call(List<BucketRequest> requests) {
         Object reply;
         try {
-            reply = calls.eval(script, keys(requests), args(requests));
+            reply = calls.eval(script, GcraProtocol.keys(requests), GcraProtocol.args(requests));
         } catch (JedisDataException e) {
             // Redis answered with an error: the script failed, typically an operator's replacement. Naming it
             // tells the operator where to look; the failure mode applies as for an unreachable Redis.
@@ -190,54 +183,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
         } catch (JedisException e) {
             throw new StoreUnavailableException("Redis rate-limit call failed: " + e.getMessage(), e);
         }
-        try {
-            return BucketOutcome.fromReply(reply, requests.size());
-        } catch (IllegalStateException e) {
-            throw new StoreUnavailableException("Lua script " + script.name() + " (" + script.location()
-                    + ") answered in a shape Sluice does not read: " + e.getMessage(), e);
-        }
-    }
-
-    /** {@code KEYS} of {@code gcra.lua}: one per bandwidth, request after request. */
-    static List<String> keys(List<BucketRequest> requests) {
-        List<String> keys = new ArrayList<>();
-        for (BucketRequest request : requests) {
-            if (request.permit() != null) {
-                keys.add(request.key());
-            }
-            for (int b = 0; b < request.limits().size(); b++) {
-                keys.add(request.key(b));
-            }
-        }
-        return keys;
-    }
-
-    /**
-     * {@code ARGV} of {@code gcra.lua}: count, then per request its mode, cost, bandwidth count, and per bandwidth its
-     * interval in its units, units per microsecond, capacity (a concurrency limit: one such triple of permits,
-     * lease in milliseconds, permit id).
-     */
-    static List<String> args(List<BucketRequest> requests) {
-        List<String> args = new ArrayList<>();
-        args.add(Integer.toString(requests.size()));
-        for (BucketRequest request : requests) {
-            args.add(Integer.toString(request.mode().code()));
-            args.add(Long.toString(request.cost()));
-            if (request.permit() != null) {
-                args.add("1");
-                args.add(Integer.toString(request.permit().permits()));
-                args.add(Long.toString(request.permit().leaseMillis()));
-                args.add(request.permit().id());
-                continue;
-            }
-            args.add(Integer.toString(request.limits().size()));
-            for (BucketRequest.Limit limit : request.limits()) {
-                args.add(Long.toString(limit.intervalUnits()));
-                args.add(Long.toString(limit.unitsPerMicro()));
-                args.add(Long.toString(limit.capacity()));
-            }
-        }
-        return args;
+        return GcraProtocol.outcomes(reply, requests, script);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.sluice.internal.lock;
 
 import dev.sluice.internal.redis.ScriptCalls;
+import dev.sluice.internal.redis.ScriptReplies;
 import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.util.List;
@@ -50,15 +51,22 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public Attempt tryLock(String key, String owner, long leaseMillis) {
-        List<?> reply = (List<?>) calls.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
+        Object reply = calls.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
                 List.of(owner, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN));
-        return attempt(reply);
+        return attempt(acquireReply(reply));
     }
 
     /** {@code {1, fencing token, held}} or {@code {0, the holder's PTTL, held}}, as {@code lock-acquire.lua} replies. */
-    private static Attempt attempt(List<?> reply) {
-        long value = (Long) reply.get(1);
-        if ((Long) reply.get(0) == 1L) {
+    private long[] acquireReply(Object reply) {
+        long[] values = ScriptReplies.integers(reply, 3, scripts.lockAcquire());
+        ScriptReplies.flag(values[0], reply, scripts.lockAcquire());
+        ScriptReplies.flag(values[2], reply, scripts.lockAcquire());
+        return values;
+    }
+
+    private static Attempt attempt(long[] reply) {
+        long value = reply[1];
+        if (reply[0] == 1L) {
             return Attempt.granted(value);
         }
         // PTTL: -2 the holder vanished just now (try again at once), -1 no expiry (should not happen; poll).
@@ -67,14 +75,15 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean unlock(String key, String owner) {
-        return (Long) calls.eval(scripts.lockRelease(), List.of(key, waitersKey(key)), List.of(owner, channel)) == 1L;
+        return ScriptReplies.flag(calls.eval(scripts.lockRelease(), List.of(key, waitersKey(key)),
+                List.of(owner, channel)), scripts.lockRelease());
     }
 
     @Override
     public Handover handOver(String key, String holder, String next, long leaseMillis) {
-        List<?> reply = (List<?>) calls.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
-                List.of(next, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN, holder, channel));
-        return new Handover((Long) reply.get(2) == 1L, attempt(reply));
+        long[] reply = acquireReply(calls.eval(scripts.lockAcquire(), List.of(key, key + ":fence", waitersKey(key)),
+                List.of(next, Long.toString(leaseMillis), FENCE_TTL, WAITERS_MARGIN, holder, channel)));
+        return new Handover(reply[2] == 1L, attempt(reply));
     }
 
     /** The mark a refused acquisition leaves so that the release is published: {@code <key>:waiters}. */
@@ -84,6 +93,7 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean extend(String key, String owner, long leaseMillis) {
-        return (Long) calls.eval(scripts.lockExtend(), List.of(key), List.of(owner, Long.toString(leaseMillis))) == 1L;
+        return ScriptReplies.flag(calls.eval(scripts.lockExtend(), List.of(key),
+                List.of(owner, Long.toString(leaseMillis))), scripts.lockExtend());
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.internal.lock;
 
 import dev.sluice.internal.redis.ScriptCalls;
+import dev.sluice.internal.redis.ScriptReplies;
 import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.util.List;
@@ -38,29 +39,33 @@ public final class RedisSemaphoreStore implements SemaphoreStore {
 
     @Override
     public Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
-        List<?> reply = (List<?>) calls.eval(scripts.semaphoreAcquire(), List.of(key, RedisLockStore.waitersKey(key)),
+        Object reply = calls.eval(scripts.semaphoreAcquire(), List.of(key, RedisLockStore.waitersKey(key)),
                 List.of(permitId, Integer.toString(permits), Long.toString(leaseMillis), RedisLockStore.WAITERS_MARGIN,
                         instance));
-        return (Long) reply.get(0) == 1L ? Attempt.granted(0) : Attempt.refused((Long) reply.get(1));
+        long[] values = ScriptReplies.integers(reply, 2, scripts.semaphoreAcquire());
+        return ScriptReplies.flag(values[0], reply, scripts.semaphoreAcquire()) ? Attempt.granted(0)
+                : Attempt.refused(values[1]);
     }
 
     @Override
     public LockStore.Handover handOver(String key, String holder, String next, int permits, long leaseMillis) {
-        List<?> reply = (List<?>) calls.eval(scripts.semaphoreHandover(), List.of(key, RedisLockStore.waitersKey(key)),
+        Object reply = calls.eval(scripts.semaphoreHandover(), List.of(key, RedisLockStore.waitersKey(key)),
                 List.of(holder, next, Integer.toString(permits), Long.toString(leaseMillis), instance, channel));
-        return new LockStore.Handover((Long) reply.get(0) == 1L,
-                (Long) reply.get(1) == 1L ? Attempt.granted(0) : Attempt.refused(0));
+        long[] values = ScriptReplies.integers(reply, 2, scripts.semaphoreHandover());
+        return new LockStore.Handover(ScriptReplies.flag(values[0], reply, scripts.semaphoreHandover()),
+                ScriptReplies.flag(values[1], reply, scripts.semaphoreHandover()) ? Attempt.granted(0)
+                        : Attempt.refused(0));
     }
 
     @Override
     public boolean release(String key, String permitId) {
-        return (Long) calls.eval(scripts.semaphoreRelease(), List.of(key, RedisLockStore.waitersKey(key)),
-                List.of(permitId, channel)) == 1L;
+        return ScriptReplies.flag(calls.eval(scripts.semaphoreRelease(), List.of(key, RedisLockStore.waitersKey(key)),
+                List.of(permitId, channel)), scripts.semaphoreRelease());
     }
 
     @Override
     public boolean extend(String key, String permitId, long leaseMillis) {
-        return (Long) calls.eval(scripts.semaphoreExtend(), List.of(key),
-                List.of(permitId, Long.toString(leaseMillis))) == 1L;
+        return ScriptReplies.flag(calls.eval(scripts.semaphoreExtend(), List.of(key),
+                List.of(permitId, Long.toString(leaseMillis))), scripts.semaphoreExtend());
     }
 }

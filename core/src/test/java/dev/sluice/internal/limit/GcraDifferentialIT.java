@@ -98,10 +98,10 @@ class GcraDifferentialIT {
                     modesSeen.add(mode);
                 }
             }
-            List<String> args = new ArrayList<>(RedisRateLimitStore.args(requests));
+            List<String> args = new ArrayList<>(GcraProtocol.args(requests));
             args.add(Long.toString(now.get()));
-            List<BucketOutcome> fromRedis = BucketOutcome.fromReply(
-                    redis.eval(script, RedisRateLimitStore.keys(requests), args), requests.size());
+            List<BucketOutcome> fromRedis = GcraProtocol.outcomes(
+                    redis.eval(script, GcraProtocol.keys(requests), args), requests, script);
             List<BucketOutcome> fromJava = local.consume(requests);
 
             assertThat(fromJava).as("operation %d of seed %d: %s", op, seed, requests).isEqualTo(fromRedis);

@@ -254,4 +254,18 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
             threads.shutdownNow();
         }
     }
+
+    /** gcra.lua answers arguments it does not read with an error naming the fields, before touching any key. */
+    @Test
+    void theScriptRefusesAPolicyWhoseFieldsItDoesNotRead() {
+        String source = LuaScript.bundled("gcra").source();
+        for (List<String> args : List.of(List.of("1", "bucket", "2", "if-all-admit", "1", "1", "1000", "1", "5"),
+                List.of("1", "bucket", "1", "sometimes", "1", "1", "1000", "1", "5"),
+                List.of("1", "permits", "1", "always", "1", "1000", "p"),
+                List.of("1", "0", "1", "1", "1000", "1", "5"))) {
+            assertThatThrownBy(() -> REDIS.admin().eval(source, List.of("x"), args)).as("%s", args)
+                    .hasMessageContaining("gcra.lua: policy 1 has kind");
+            assertThat(REDIS.admin().exists("x")).isFalse();
+        }
+    }
 }

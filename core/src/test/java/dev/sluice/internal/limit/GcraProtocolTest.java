@@ -1,0 +1,69 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.redis.LuaScript;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The wire format of {@code gcra.lua} and of the permit scripts: the arguments written, the replies read. */
+class GcraProtocolTest {
+
+    private static final LuaScript GCRA = LuaScript.of("gcra", "return 1", "file:/etc/sluice/gcra.lua");
+    private static final BucketRequest RATE = new BucketRequest("rl", 2, List.of(BucketRequest.Limit.ofMicros(1000, 5),
+            new BucketRequest.Limit(10_000_000, 3, 3)), ChargeMode.SHADOW);
+    private static final BucketRequest PERMIT = BucketRequest.permits("cc", ChargeMode.CONCURRENCY,
+            new BucketRequest.Permit(4, 30_000, "node:1"));
+
+    @Test
+    void eachPolicySaysItsKindWhetherItDecidesAndWhenItIsCharged() {
+        assertThat(GcraProtocol.args(List.of(RATE, PERMIT))).containsExactly("2",
+                "bucket", "0", "if-it-admits", "2", "2", "1000", "1", "5", "10000000", "3", "3",
+                "permits", "1", "if-all-admit", "4", "30000", "node:1");
+        assertThat(GcraProtocol.keys(List.of(RATE, PERMIT))).containsExactly("rl", "rl:1", "cc");
+    }
+
+    @Test
+    void everyModeTravelsAsWhatItMeans() {
+        assertThat(List.of(ChargeMode.values()).stream().map(m -> (m.decides() ? "decides " : "watches ")
+                + m.charge().wire()).toList()).containsExactly("decides if-all-admit", "watches if-it-admits",
+                "decides never", "watches never", "watches always", "decides if-all-admit", "watches if-all-admit");
+    }
+
+    @Test
+    void aReplyOfTwoRequestsIsReadFiveIntegersAtATime() {
+        List<BucketOutcome> outcomes = GcraProtocol.outcomes(List.of(1L, 4L, 1L, 0L, 250_000L,
+                0L, 0L, 0L, 1_000_000L, 2_000_000L), List.of(RATE, PERMIT), GCRA);
+        assertThat(outcomes).containsExactly(new BucketOutcome(true, 4, 1, 0, 250_000),
+                new BucketOutcome(false, 0, 0, 1_000_000, 2_000_000));
+    }
+
+    @Test
+    void aReplyOfAnotherShapeIsRefusedNamingTheScript() {
+        for (Object reply : List.of(List.of(1L, 4L, 0L, 0L, 0L), List.of(1L, 4L, 0L, "0", 0L, 1L, 4L, 0L, 0L, 0L), "OK",
+                List.of(2L, 4L, 0L, 0L, 0L, 1L, 4L, 0L, 0L, 0L), List.of(1L, 4L, 2L, 0L, 0L, 1L, 4L, 0L, 0L, 0L),
+                List.of(1L, 4L, 0L, 0L, 0L, 1L, 4L, 1L, 0L, 0L))) {
+            assertThatThrownBy(() -> GcraProtocol.outcomes(reply, List.of(RATE, PERMIT), GCRA)).as("%s", reply)
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("gcra (file:/etc/sluice/gcra.lua)").hasMessageContaining("shape");
+        }
+    }
+
+    @Test
+    void thePermitScriptsRepliesAreCheckedToo() {
+        LuaScript release = LuaScript.of("concurrency-release", "return 0", "file:/etc/sluice/rel.lua");
+        assertThat(PermitProtocol.returned(2L, 2, release)).isEqualTo(2);
+        for (Object reply : new Object[] {3L, -1L, "1", null}) {
+            assertThatThrownBy(() -> PermitProtocol.returned(reply, 2, release)).as("%s", reply)
+                    .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("file:/etc/sluice/rel.lua");
+        }
+        LuaScript renew = LuaScript.of("semaphore-extend", "return 1", "file:/etc/sluice/ext.lua");
+        assertThat(PermitProtocol.renewed(1L, renew)).isTrue();
+        assertThat(PermitProtocol.renewed(0L, renew)).isFalse();
+        assertThatThrownBy(() -> PermitProtocol.renewed(2L, renew)).isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("file:/etc/sluice/ext.lua");
+    }
+}
