@@ -36,6 +36,17 @@ public interface RateLimiter {
     RateLimitDecision tryAcquire(String key, long cost);
 
     /**
+     * Gives {@code key} its whole burst back at once, on every node: deletes the policy's bucket for it and makes
+     * every node of the application forget that it was refusing it (the JMX operation {@code reset(key)} of the
+     * policy does the same). Requests of the key in flight under a concurrency limit keep their permits.
+     *
+     * @param key the client key within the policy, as given to {@link #tryAcquire(String)}
+     * @throws IllegalArgumentException  when {@code key} is empty
+     * @throws StoreUnavailableException when Redis cannot be reached
+     */
+    void reset(String key);
+
+    /**
      * Takes the configured cost for {@code key} or throws.
      *
      * @param key the client key within the policy

@@ -39,6 +39,12 @@ final class Flood {
     static final int SERVED_THREADS = 8;
     static final String FLOOD_RATE = "1/1h";
     static final Duration DENIAL_WINDOW = Duration.ofHours(1);
+    /**
+     * How long a node answers the flooder from its deny cache before asking Redis again: the denial window, but
+     * no longer than an entry's life.
+     */
+    static final Duration CACHED_WINDOW = Duration.ofMillis(Math.min(DENIAL_WINDOW.toMillis(),
+            dev.sluice.internal.limit.DenyCache.MAX_TRUST_MILLIS));
 
     enum Variant {
         QUIET("no flood"), FLOOD("flood, deny cache on"), FLOOD_NO_CACHE("flood, deny cache off (size 0)");

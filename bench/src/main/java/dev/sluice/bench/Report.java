@@ -102,7 +102,7 @@ final class Report {
     }
 
     private void floodTargets(List<Target> targets) {
-        targets.add(new Target("Flood, deny cache on: Redis calls for the refused key per node per denial window",
+        targets.add(new Target("Flood, deny cache on: Redis calls for the refused key per node per denial window (at most 5 s)",
                 results.floodCallsPerWindow(), 1, false, "calls"));
         targets.add(new Target("Flood: the other clients' p99 with the flood ÷ without", results.floodP99Ratio(), 1.10, false, "×"));
     }

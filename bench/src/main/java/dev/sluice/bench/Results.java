@@ -61,10 +61,14 @@ final class Results {
         return ratios.isEmpty() ? Optional.empty() : Optional.of(Stats.mean(ratios));
     }
 
-    /** Redis calls for the flooded key (deny cache on) per denial window, the largest over the rounds. */
+    /**
+     * Redis calls for the flooded key (deny cache on) per cached denial window (the denial window, at most a deny-cache
+     * entry's life), the largest over the rounds.
+     */
     Optional<Stats.Estimate> floodCallsPerWindow() {
         return flood(Flood.Variant.FLOOD).stream()
-                .mapToDouble(r -> r.floodRedisCalls() / Math.max(1.0, r.seconds() / Flood.DENIAL_WINDOW.toSeconds()))
+                .mapToDouble(r -> r.floodRedisCalls()
+                        / Math.max(1.0, Math.ceil(r.seconds() * 1000 / Flood.CACHED_WINDOW.toMillis())))
                 .max().stream().mapToObj(v -> new Stats.Estimate(v, Double.NaN)).findFirst();
     }
 

@@ -66,7 +66,8 @@ import java.util.function.Supplier;
  * <p>A policy that charges only some response statuses ({@code sluice.limit.<policy>.count}) is charged, and a
  * request's permits of concurrency limits ({@code sluice.limit.<policy>.concurrency}) are returned, when the
  * response is complete: after the chain returns (normally or with an exception, a client that went away
- * included), or, for an asynchronous request, when its asynchronous cycle ends. The filter does the same for
+ * included), or, for an asynchronous request, when its asynchronous cycle ends; for an upgraded connection
+ * ({@code 101 Switching Protocols}, a WebSocket), with the upgrade. The filter does the same for
  * what the JAX-RS filter behind it leaves undone when an exception reaches the container unmapped.
  *
  * <p>Configuration is read and validated in {@link #init}; a bad value fails the deployment with
@@ -223,7 +224,19 @@ public class RateLimitFilter implements Filter {
         }
         if (failed) {
             after.completed(out.isCommitted() ? out.getStatus() : 500);
-        } else if (http.isAsyncStarted()) {
+        } else {
+            completeAfterChain(http, out, after);
+        }
+    }
+
+    /**
+     * Completes {@code after} once the chain returned normally: now, or when the asynchronous cycle ends. An
+     * upgraded connection ({@code 101}) is complete with its upgrade, also where the container runs it as an
+     * asynchronous cycle until the connection closes (Jetty): its life is not a request's, and concurrency limits
+     * do not cover it.
+     */
+    private static void completeAfterChain(HttpServletRequest http, HttpServletResponse out, AfterResponse after) {
+        if (http.isAsyncStarted() && out.getStatus() != HttpServletResponse.SC_SWITCHING_PROTOCOLS) {
             http.getAsyncContext().addListener(new CompleteAfterAsync(after, out));
         } else {
             after.completed(out.getStatus());
@@ -273,11 +286,7 @@ public class RateLimitFilter implements Filter {
             after.completed(out.isCommitted() ? out.getStatus() : 500);
             throw e;
         }
-        if (http.isAsyncStarted()) {
-            http.getAsyncContext().addListener(new CompleteAfterAsync(after, out));
-        } else {
-            after.completed(out.getStatus());
-        }
+        completeAfterChain(http, out, after);
     }
 
     /** Runs a verdict's {@link AfterResponse} when an asynchronous request's cycle ends, however it ends. */

@@ -136,4 +136,32 @@ class ConcurrencyLimitFilterIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> ConcurrencyServlet.IN_FLIGHT.get() == 0);
         await().atMost(Duration.ofSeconds(10)).until(() -> held() == 0);
     }
+
+    /**
+     * The documented rule for upgraded connections: the upgrade request's permit goes back with its {@code 101};
+     * the connection that follows counts against no concurrency limit.
+     */
+    @Test
+    void anUpgradedConnectionGivesThePermitBackWithItsSwitchingProtocolsResponse() throws Exception {
+        List<Socket> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                Socket socket = new Socket("127.0.0.1", app.uri("").getPort());
+                open.add(socket);
+                socket.getOutputStream().write(("GET " + WebApp.CONTEXT_PATH + "/reports?upgrade HTTP/1.1\r\n"
+                        + "Host: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: hold\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                byte[] status = socket.getInputStream().readNBytes("HTTP/1.1 101".length());
+                assertThat(new String(status, StandardCharsets.US_ASCII)).as("upgrade %d of a limit of 2", i + 1)
+                        .isEqualTo("HTTP/1.1 101");
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> ConcurrencyServlet.UPGRADED.get() == 3);
+            await().atMost(Duration.ofSeconds(10)).until(() -> held() == 0);
+        } finally {
+            for (Socket socket : open) {
+                socket.close();
+            }
+        }
+    }
 }

@@ -1,6 +1,9 @@
 package dev.sluice.filter;
 
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpUpgradeHandler;
+import jakarta.servlet.http.WebConnection;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -16,17 +19,21 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A slow resource for concurrency limits: each request stays in flight until the test {@link #finish()}es it,
  * synchronously ({@code ?sync}) or in an asynchronous cycle ({@code ?async}); {@code ?fail} throws, {@code ?abort}
- * writes until the client has gone.
+ * writes until the client has gone; {@code ?upgrade} switches the connection to a protocol of its own, which stays
+ * open until the client closes it (counted in {@link #UPGRADED}).
  */
 public class ConcurrencyServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
     /** Requests that reached the servlet and have not finished. */
     static final AtomicInteger IN_FLIGHT = new AtomicInteger();
+    /** Upgraded connections served since {@link #reset()}. */
+    static final AtomicInteger UPGRADED = new AtomicInteger();
     private static final AtomicReference<CountDownLatch> FINISH = new AtomicReference<>(new CountDownLatch(1));
 
     static void reset() {
         IN_FLIGHT.set(0);
+        UPGRADED.set(0);
         FINISH.set(new CountDownLatch(1));
     }
 
@@ -36,8 +43,16 @@ public class ConcurrencyServlet extends HttpServlet {
     }
 
     @Override
-    protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void service(HttpServletRequest request, HttpServletResponse response)
+            throws IOException, ServletException {
         String query = String.valueOf(request.getQueryString());
+        if (query.contains("upgrade")) {
+            response.setStatus(HttpServletResponse.SC_SWITCHING_PROTOCOLS);
+            response.setHeader("Connection", "Upgrade");
+            response.setHeader("Upgrade", "hold");
+            request.upgrade(Held.class);
+            return;
+        }
         IN_FLIGHT.incrementAndGet();
         try {
             if (query.contains("fail")) {
@@ -68,6 +83,19 @@ public class ConcurrencyServlet extends HttpServlet {
             write(response, "done");
         } finally {
             IN_FLIGHT.decrementAndGet();
+        }
+    }
+
+    /** An upgraded connection that stays open until the client closes it; counts the connections it served. */
+    public static final class Held implements HttpUpgradeHandler {
+        @Override
+        public void init(WebConnection connection) {
+            UPGRADED.incrementAndGet();
+        }
+
+        @Override
+        public void destroy() {
+            // nothing held
         }
     }
 

@@ -55,6 +55,11 @@ final class ConfiguredRateLimiter implements RateLimiter {
         return tryAcquire(current.get(), key, cost);
     }
 
+    @Override
+    public void reset(String key) {
+        runtime.resets().reset(policy(), key);
+    }
+
     private RateLimitDecision tryAcquire(PolicyConfig policy, String key, long cost) {
         if (cost < 1) {
             throw new IllegalArgumentException("cost of policy '" + policy.name() + "' must be at least 1, was " + cost);

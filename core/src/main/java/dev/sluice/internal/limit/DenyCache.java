@@ -5,6 +5,7 @@ import dev.sluice.RateLimitDecision;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -14,19 +15,34 @@ import java.util.function.LongSupplier;
  * <p>Exact, not an approximation: under GCRA a refusal says the bucket cannot hold {@code cost} tokens before
  * {@code retryAfter}, and nothing but time adds tokens (other nodes only take them), so a request of the same
  * or a larger cost on the same bucket is refused until then whatever Redis would say. A smaller cost may pass
- * earlier and is always asked. Admissions are never remembered. Entries end at their deadline; when the cache
- * is full, expired entries are dropped and, if that is not enough, a tenth of the entries.
+ * earlier and is always asked. Admissions are never remembered. Entries end at their deadline, and are trusted
+ * no longer than {@link #MAX_TRUST_MILLIS} in any case: a bucket changed behind the engine's back (deleted by
+ * hand) is noticed within that, and a reset ({@link BucketResets}) makes every node {@link #forget} it at once.
+ * When the cache is full, expired entries are dropped and, if that is not enough, a tenth of the entries.
  *
  * <p>Thread-safe; the time source is injectable for tests.
  */
 public final class DenyCache {
 
-    private record Entry(Object shape, long deadlineNanos, long cost, long decidedAtNanos, RateLimitDecision decision) {
+    /**
+     * The longest a remembered refusal is used, whatever its wait: after this the bucket is asked again (one
+     * Redis call per refused key and node every 5 s at most, against one per request without the cache).
+     */
+    public static final long MAX_TRUST_MILLIS = 5_000;
+
+    /**
+     * @param deadlineNanos when the refusal ends (what the refused client is told)
+     * @param trustedUntilNanos when the entry ends: the deadline, or {@link #MAX_TRUST_MILLIS} after the refusal
+     */
+    private record Entry(Object shape, long deadlineNanos, long trustedUntilNanos, long cost, long decidedAtNanos,
+                         RateLimitDecision decision) {
     }
 
     private final int maxSize;
     private final LongSupplier nanoClock;
     private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+    private final AtomicBoolean remembered = new AtomicBoolean();
+    private volatile Runnable firstRefusal = () -> { };
 
     /** @param maxSize at most this many refused buckets remembered; 0 switches the cache off */
     public DenyCache(int maxSize, LongSupplier nanoClock) {
@@ -53,7 +69,7 @@ public final class DenyCache {
             return null;
         }
         long now = nanoClock.getAsLong();
-        if (now - entry.deadlineNanos >= 0) {
+        if (now - entry.trustedUntilNanos >= 0) {
             entries.remove(bucketKey, entry);
             return null;
         }
@@ -73,12 +89,34 @@ public final class DenyCache {
             makeRoom();
         }
         long now = nanoClock.getAsLong();
-        entries.put(bucketKey, new Entry(shape, now + decision.retryAfterMillis() * 1_000_000L, cost, now, decision));
+        long deadline = now + decision.retryAfterMillis() * 1_000_000L;
+        long trustedUntil = now + Math.min(decision.retryAfterMillis(), MAX_TRUST_MILLIS) * 1_000_000L;
+        entries.put(bucketKey, new Entry(shape, deadline, trustedUntil, cost, now, decision));
+        if (!remembered.get() && remembered.compareAndSet(false, true)) {
+            firstRefusal.run();
+        }
+    }
+
+    /**
+     * Runs {@code action} on the first refusal this cache remembers (a node with nothing remembered has nothing
+     * to forget, so it need not listen for resets before then); at once if there was one. Set it before requests
+     * come, and make it idempotent: a refusal racing with this call may run it twice.
+     */
+    public void onFirstRefusal(Runnable action) {
+        firstRefusal = action;
+        if (remembered.get()) {
+            action.run();
+        }
+    }
+
+    /** Forgets the refusal of {@code bucketKey}, if any: the bucket was reset. */
+    public void forget(String bucketKey) {
+        entries.remove(bucketKey);
     }
 
     private void makeRoom() {
         long now = nanoClock.getAsLong();
-        entries.values().removeIf(e -> now - e.deadlineNanos >= 0);
+        entries.values().removeIf(e -> now - e.trustedUntilNanos >= 0);
         int excess = entries.size() - (maxSize - Math.max(1, maxSize / 10));
         for (Iterator<String> it = entries.keySet().iterator(); excess > 0 && it.hasNext(); excess--) {
             it.next();

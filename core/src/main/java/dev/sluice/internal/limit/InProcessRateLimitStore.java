@@ -74,6 +74,16 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         }
     }
 
+    /** Deletes the bucket {@code key}: its client has the whole burst again (a reset). */
+    public void reset(String key) {
+        lock.lock();
+        try {
+            buckets.remove(key);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     @Override
     public int release(List<String> keys, String permitId) {
         lock.lock();

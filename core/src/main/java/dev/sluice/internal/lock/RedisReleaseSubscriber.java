@@ -7,6 +7,7 @@ import java.lang.System.Logger.Level;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -15,6 +16,8 @@ import java.util.function.Supplier;
  * {@link ReleaseSignals#signal}. When the connection drops it reconnects with backoff (100 ms doubling to
  * 5 s) and, once subscribed again, wakes every waiter, since releases may have been missed meanwhile.
  * Waiters do not depend on it for correctness: each also polls within the holder's remaining lease.
+ * The same mechanism carries the rate limits' resets (the rate-limit engine's {@code BucketResets}) on a
+ * channel of their own, with their own actions.
  *
  * <p>Thread-safe; {@link #close()} unsubscribes and stops the thread.
  */
@@ -27,7 +30,9 @@ public final class RedisReleaseSubscriber implements AutoCloseable {
 
     private final Supplier<UnifiedJedis> client;
     private final String channel;
-    private final ReleaseSignals signals;
+    private final Consumer<String> onMessage;
+    private final Runnable onSubscribed;
+    private final String meanwhile;
     private final Thread thread;
     private final CountDownLatch firstSubscription = new CountDownLatch(1);
     private volatile boolean closed;
@@ -41,9 +46,24 @@ public final class RedisReleaseSubscriber implements AutoCloseable {
      * @param channel the release channel the scripts publish to
      */
     public RedisReleaseSubscriber(Supplier<UnifiedJedis> client, String channel, ReleaseSignals signals) {
+        this(client, channel, signals::signal, signals::signalAll, "lock waiters poll until it is back");
+    }
+
+    /**
+     * Starts subscribing at once to a channel whose messages are store keys.
+     *
+     * @param onMessage    runs with each message's key
+     * @param onSubscribed runs whenever the subscription is (again) in place, and after it is lost: messages may
+     *                     have been missed meanwhile
+     * @param meanwhile    what copes while the subscription is lost, for the warning
+     */
+    public RedisReleaseSubscriber(Supplier<UnifiedJedis> client, String channel, Consumer<String> onMessage,
+                                  Runnable onSubscribed, String meanwhile) {
         this.client = client;
         this.channel = channel;
-        this.signals = signals;
+        this.onMessage = onMessage;
+        this.onSubscribed = onSubscribed;
+        this.meanwhile = meanwhile;
         this.thread = new Thread(this::run, "sluice-release-subscriber-" + THREADS.incrementAndGet());
         thread.setDaemon(true);
         thread.start();
@@ -58,12 +78,12 @@ public final class RedisReleaseSubscriber implements AutoCloseable {
                 public void onSubscribe(String ch, int subscribedChannels) {
                     firstSubscription.countDown();
                     // Anything released while we were not listening would otherwise wait for the poll.
-                    signals.signalAll();
+                    onSubscribed.run();
                 }
 
                 @Override
                 public void onMessage(String ch, String key) {
-                    signals.signal(key);
+                    onMessage.accept(key);
                 }
             };
             current = pubSub;
@@ -77,10 +97,10 @@ public final class RedisReleaseSubscriber implements AutoCloseable {
                 }
                 if (!warned) {
                     LOG.log(Level.WARNING, "Sluice: lost the subscription to " + channel + " ("
-                            + e.getMessage() + "); lock waiters poll until it is back");
+                            + e.getMessage() + "); " + meanwhile);
                     warned = true;
                 }
-                signals.signalAll();
+                onSubscribed.run();
                 try {
                     Thread.sleep(backoff);
                 } catch (InterruptedException interrupted) {

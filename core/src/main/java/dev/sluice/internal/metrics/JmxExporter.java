@@ -169,6 +169,16 @@ final class JmxExporter implements MetricsExporter {
             }
 
             @Override
+            public String reset(String key) {
+                try {
+                    return policy.reset(key);
+                } catch (RuntimeException e) {
+                    // a JMX client may not have Sluice's (or Jedis') exception classes
+                    throw new IllegalStateException(e.getMessage());
+                }
+            }
+
+            @Override
             public boolean isBreakerOpen() {
                 return policy.status().isBreakerOpen();
             }

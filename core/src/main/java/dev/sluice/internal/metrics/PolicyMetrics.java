@@ -20,9 +20,22 @@ public final class PolicyMetrics {
     final Counter chargedAfterResponse = new Counter();
     final Counter exempt = new Counter();
 
+    private final java.util.function.UnaryOperator<String> reset;
+
     PolicyMetrics(String name, RedisStatus status) {
+        this(name, status, key -> "nothing to reset");
+    }
+
+    /** @param reset gives a key of this policy its burst back on every node, answering what it did */
+    PolicyMetrics(String name, RedisStatus status, java.util.function.UnaryOperator<String> reset) {
         this.name = name;
         this.status = status;
+        this.reset = reset;
+    }
+
+    /** Gives {@code key} its whole burst back on every node (the JMX operation {@code reset(key)}). */
+    public String reset(String key) {
+        return reset.apply(key);
     }
 
     public String name() {

@@ -33,6 +33,16 @@ public interface RateLimitMXBean {
     /** Of the refused requests, those the node refused from its deny cache without asking Redis. */
     long getDeniedLocally();
 
+    /**
+     * Gives one client its whole burst back on every node: deletes the policy's bucket for {@code key} and makes
+     * every node of the application forget its cached refusal of it at once.
+     *
+     * @param key the key as the policy derives it from requests: {@code 203.0.113.7} for {@code key=ip},
+     *            {@code user:alice} for {@code key=principal}, {@code h:<value>} for {@code key=header:<name>}
+     * @return what was done
+     */
+    String reset(String key);
+
     /** Whether the application's circuit breaker currently skips Redis (one breaker per application). */
     boolean isBreakerOpen();
 }

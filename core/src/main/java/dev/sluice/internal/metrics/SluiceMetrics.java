@@ -49,6 +49,7 @@ public final class SluiceMetrics implements AutoCloseable {
     private final String app;
     private final RedisStatus redis;
     private final ReloadMetrics reloads = new ReloadMetrics();
+    private volatile java.util.function.BinaryOperator<String> resetAction;
     private final Map<String, PolicyMetrics> policies = new ConcurrentHashMap<>();
     private final Map<String, GuardMetrics> locks = new ConcurrentHashMap<>();
     private final Map<String, GuardMetrics> semaphores = new ConcurrentHashMap<>();
@@ -109,6 +110,16 @@ public final class SluiceMetrics implements AutoCloseable {
         return reloads;
     }
 
+    /** Sets what a policy's JMX {@code reset(key)} runs, with the policy's name and the key; null when closing. */
+    public void resetAction(java.util.function.BinaryOperator<String> action) {
+        resetAction = action;
+    }
+
+    private String reset(String policy, String key) {
+        java.util.function.BinaryOperator<String> a = resetAction;
+        return a == null ? "nothing to reset" : a.apply(policy, key);
+    }
+
     /** Registers every policy, lock and semaphore name {@code config} defines. */
     public void register(SluiceConfig config) {
         config.policies().keySet().forEach(name -> register(Kind.RATE_LIMIT, name));
@@ -137,7 +148,7 @@ public final class SluiceMetrics implements AutoCloseable {
             return;
         }
         if (kind == Kind.RATE_LIMIT) {
-            PolicyMetrics policy = new PolicyMetrics(name, redis);
+            PolicyMetrics policy = new PolicyMetrics(name, redis, key -> reset(name, key));
             policies.put(name, policy);
             for (MetricsExporter exporter : allExporters()) {
                 exporter.policy(policy);

@@ -2,6 +2,7 @@ package dev.sluice.internal.runtime;
 
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfig;
+import dev.sluice.internal.limit.BucketResets;
 import dev.sluice.internal.limit.DenyCache;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.limit.RateLimitEngine;
@@ -40,6 +41,7 @@ public final class SluiceRuntime implements AutoCloseable {
     private final RedisConnector connector;
     private final ScriptExecutor scripts;
     private final RateLimitEngine rateLimits;
+    private final BucketResets resets;
     private final SluiceMetrics metrics;
     private final CircuitBreaker breaker;
     private final ConfigReloads reloads;
@@ -65,6 +67,13 @@ public final class SluiceRuntime implements AutoCloseable {
             closeables.add(connector);
         }
         closeables.add(store);
+        this.resets = new BucketResets(rateLimits, connector, config.keyPrefix());
+        closeables.add(resets);
+        metrics.resetAction((policy, key) -> {
+            long told = resets.reset(policy, key);
+            return connector == null ? "the bucket is deleted in this JVM's store"
+                    : "the bucket is deleted in Redis; " + told + " subscribed node(s) told to forget their refusal";
+        });
         // Last in, so closed first: no refresh runs while the store and pool go away.
         this.reloads = new ConfigReloads(metrics.app(), rateLimits.denials(), metrics.reloads());
         closeables.add(reloads);
@@ -175,6 +184,11 @@ public final class SluiceRuntime implements AutoCloseable {
 
     public RateLimitEngine rateLimits() {
         return rateLimits;
+    }
+
+    /** Gives a client its burst back on every node (JMX {@code reset(key)}, {@code RateLimiter.reset}). */
+    public BucketResets resets() {
+        return resets;
     }
 
     /**

@@ -9,6 +9,7 @@ import org.jboss.weld.junit5.WeldSetup;
 import org.junit.jupiter.api.Test;
 
 import dev.sluice.RateLimitDecision;
+import dev.sluice.RateLimiter;
 
 import java.util.Map;
 
@@ -22,7 +23,7 @@ class DefaultSluiceTest {
     @WeldSetup
     WeldInitiator weld = WeldInitiator.from(WeldInitiator.createWeld()
                     .addExtension(new SluiceExtension(cl -> TestConfigs.of(Map.of("sluice.limit.api.rate", "10/1s",
-                            "sluice.limit.trial.rate", "2/1h", "sluice.limit.trial.mode", "shadow",
+                            "sluice.limit.trial.rate", "2/1h", "sluice.limit.trial.mode", "shadow", "sluice.limit.hourly.rate", "1/1h",
                             "sluice.limit.reports-in-flight.concurrency", "4")))))
             .build();
 
@@ -49,6 +50,21 @@ class DefaultSluiceTest {
         assertThat(third.allowed()).as("over the limit, but shadowed").isTrue();
         assertThat(third.remaining()).isZero();
         assertThat(third.retryAfterMillis()).isZero();
+    }
+
+    @Test
+    void aResetGivesOneKeyItsBurstBackAndLeavesTheOthersAlone() {
+        RateLimiter hourly = sluice.limiter("hourly");
+        assertThat(hourly.tryAcquire("alice").allowed()).isTrue();
+        assertThat(hourly.tryAcquire("bob").allowed()).isTrue();
+        assertThat(hourly.tryAcquire("alice").allowed()).isFalse();
+        assertThat(hourly.tryAcquire("alice").allowed()).as("refused from the deny cache").isFalse();
+
+        hourly.reset("alice");
+
+        assertThat(hourly.tryAcquire("alice").allowed()).isTrue();
+        assertThat(hourly.tryAcquire("bob").allowed()).isFalse();
+        assertThatThrownBy(() -> hourly.reset("")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -162,7 +162,8 @@ class RateLimitGateTest {
         assertThat(fromRedis.status()).isEqualTo(429);
         assertThat(store.calls).hasValue(6);
 
-        nanos.addAndGet(Duration.ofSeconds(5).toNanos());
+        // within an entry's life (DenyCache.MAX_TRUST_MILLIS, 5 s)
+        nanos.addAndGet(Duration.ofSeconds(4).toNanos());
         Verdict local = postLogin(null, login);
         assertThat(store.calls).as("answered from the deny cache").hasValue(6);
         assertThat(local.status()).isEqualTo(429);
@@ -170,12 +171,12 @@ class RateLimitGateTest {
         assertThat(local.headers()).extracting(RateLimitHeaders.Header::name)
                 .containsExactly("Retry-After", "RateLimit-Policy", "RateLimit");
         assertThat(local.headers()).as("Retry-After counts down from Redis's 12 s")
-                .contains(new RateLimitHeaders.Header("Retry-After", "7"));
+                .contains(new RateLimitHeaders.Header("Retry-After", "8"));
         assertThat(Json.parseObject(local.problem().toJson())).containsEntry("policy", "login")
-                .containsEntry("retryAfter", 7L);
+                .containsEntry("retryAfter", 8L);
         assertThat(metrics.policy("login").deniedLocallyCount()).isEqualTo(1);
 
-        nanos.addAndGet(Duration.ofSeconds(7).toNanos());
+        nanos.addAndGet(Duration.ofSeconds(8).toNanos());
         postLogin(null, login);
         assertThat(store.calls).as("asked again once the refusal has run out").hasValue(7);
     }

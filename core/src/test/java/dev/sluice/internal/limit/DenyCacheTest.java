@@ -36,6 +36,24 @@ class DenyCacheTest {
     }
 
     @Test
+    void aLongRefusalIsTrustedForFiveSecondsOnlyAndStillTellsItsWholeWait() {
+        cache.remember("k", SHAPE, 1, refused(3_600_000));
+        advanceMillis(DenyCache.MAX_TRUST_MILLIS - 1);
+        assertThat(cache.refusal("k", SHAPE, 1).retryAfterMillis()).isEqualTo(3_600_000 - DenyCache.MAX_TRUST_MILLIS + 1);
+        advanceMillis(1);
+        assertThat(cache.refusal("k", SHAPE, 1)).as("asked again: the bucket may have been deleted by hand").isNull();
+    }
+
+    @Test
+    void aForgottenRefusalIsAskedAgain() {
+        cache.remember("k", SHAPE, 1, refused(60_000));
+        cache.remember("other", SHAPE, 1, refused(60_000));
+        cache.forget("k");
+        assertThat(cache.refusal("k", SHAPE, 1)).isNull();
+        assertThat(cache.refusal("other", SHAPE, 1)).isNotNull();
+    }
+
+    @Test
     void neverRemembersAdmissionsOrRequestsThatCanNeverPass() {
         cache.remember("a", SHAPE, 1, RateLimitDecision.of("p", true, 3, 5, 60, 0, 1_000));
         cache.remember("b", SHAPE, 1, refused(RateLimitDecision.NEVER));
