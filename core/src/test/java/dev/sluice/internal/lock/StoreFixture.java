@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Watchdog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sluice.internal.lock;
+package dev.sluice.internal.lease;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongPredicate;
@@ -14,7 +14,7 @@ import java.util.function.LongUnaryOperator;
  * {@link #set}, one at a time, so the store's expiry and {@link #isHeld()} always follow the same call: a
  * renewal asks for the lease the last extension set, never the one the lock was acquired with. Thread-safe.
  */
-final class Lease {
+public final class Lease {
 
     private final LongSupplier clock;
     private final LongUnaryOperator validityMillis;
@@ -31,7 +31,7 @@ final class Lease {
      *                       ms the holder may count on it (the lease itself, or less for Redlock's drift)
      * @param onLost         run once, by whichever thread first finds the lease lost (metrics)
      */
-    Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis, Runnable onLost) {
+    public Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis, Runnable onLost) {
         this.clock = clock;
         this.validityMillis = validityMillis;
         this.onLost = onLost;
@@ -40,7 +40,7 @@ final class Lease {
     }
 
     /** The lease, in milliseconds, that renewals ask the store for. */
-    long millis() {
+    public long millis() {
         return millis;
     }
 
@@ -52,7 +52,7 @@ final class Lease {
      * @param newMillis the lease to set; {@link #millis()} for a renewal
      * @throws RuntimeException from {@code storeCall} when the store cannot be reached (the view is unchanged)
      */
-    synchronized boolean set(long newMillis, LongPredicate storeCall) {
+    public synchronized boolean set(long newMillis, LongPredicate storeCall) {
         long started = clock.getAsLong();
         if (!storeCall.test(newMillis)) {
             markLost();
@@ -67,23 +67,23 @@ final class Lease {
      * A renewal: {@link #set} to the current lease, read under the same lock as the call, so that an extension
      * cannot slip in between and be undone.
      */
-    synchronized boolean renew(LongPredicate storeCall) {
+    public synchronized boolean renew(LongPredicate storeCall) {
         return set(millis, storeCall);
     }
 
     /** The store reported the lease gone (expired or taken over). */
-    void markLost() {
+    public void markLost() {
         if (lost.compareAndSet(false, true)) {
             onLost.run();
         }
     }
 
-    boolean isLost() {
+    public boolean isLost() {
         return lost.get();
     }
 
     /** Held unless the store said otherwise or no renewal has been confirmed for a whole lease. */
-    boolean isHeld() {
+    public boolean isHeld() {
         return !lost.get() && heldUntilNanos - clock.getAsLong() > 0;
     }
 }
