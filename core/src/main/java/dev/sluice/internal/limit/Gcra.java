@@ -1,5 +1,7 @@
 package dev.sluice.internal.limit;
 
+import dev.sluice.internal.lease.PermitSet;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,10 +28,10 @@ final class Gcra {
         void write(String key, Tat tat, long now);
 
         /**
-         * The permit set of a concurrency limit: permit id to the millisecond its lease runs out; the live map,
+         * The permit set of a concurrency limit, leases ending at milliseconds of the store clock; the live set,
          * which the decision changes in place (an absent set reads as empty, and is kept once written to).
          */
-        java.util.Map<String, Long> permits(String key);
+        PermitSet permits(String key);
     }
 
     /** One bandwidth during a decision; times in its units, relative to now. */
@@ -94,12 +96,12 @@ final class Gcra {
             BucketRequest request = requests.get(p);
             long cost = request.cost();
             if (request.permit() != null) {
-                java.util.Map<String, Long> set = buckets.permits(request.key());
-                set.values().removeIf(expires -> expires <= nowMillis);
+                PermitSet set = buckets.permits(request.key());
+                set.reclaim(nowMillis);
                 // a permit under this request's id is its own (a retried decision), never counted against it
-                ok[p] = set.containsKey(request.permit().id()) || set.size() < request.permit().permits();
+                ok[p] = set.holds(request.permit().id()) || set.size() < request.permit().permits();
                 if (!ok[p]) {
-                    waits[p] = (java.util.Collections.min(set.values()) - nowMillis) * 1000;
+                    waits[p] = (set.earliest() - nowMillis) * 1000;
                 }
                 state[p] = new Bucket[0];
                 allOk &= ok[p] || !request.mode().decides();
@@ -181,18 +183,18 @@ final class Gcra {
      * A concurrency limit's reply, as {@code permit_reply} in the script; takes the permit when {@code taken}, and
      * removes one held under the request's id already (its own, from a retried decision) when not.
      */
-    private static BucketOutcome permitOutcome(BucketRequest request, java.util.Map<String, Long> set, boolean ok,
+    private static BucketOutcome permitOutcome(BucketRequest request, PermitSet set, boolean ok,
                                                long wait, boolean taken, long nowMillis) {
         BucketRequest.Permit permit = request.permit();
         if (taken) {
-            set.put(permit.id(), nowMillis + permit.leaseMillis());
+            set.grant(permit.id(), nowMillis + permit.leaseMillis());
         } else {
-            set.remove(permit.id());
+            set.remove(permit.id(), nowMillis);
         }
         long reset = 0;
         if (!set.isEmpty()) {
-            long earliest = java.util.Collections.min(set.values());
-            long latest = java.util.Collections.max(set.values());
+            long earliest = set.earliest();
+            long latest = set.latest();
             if (ok && set.size() >= permit.permits()) {
                 wait = (earliest - nowMillis) * 1000;
             }

@@ -1,7 +1,7 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.StoreUnavailableException;
-import dev.sluice.internal.lock.Watchdog;
+import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 
 import java.lang.System.Logger.Level;

@@ -1,5 +1,7 @@
 package dev.sluice.internal.limit;
 
+import dev.sluice.internal.lease.PermitSet;
+
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +26,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
 
     private final Map<String, Entry> buckets = new ConcurrentHashMap<>();
     /** Concurrency limits' permit sets: permit id to the millisecond its lease runs out; guarded by {@link #lock}. */
-    private final Map<String, Map<String, Long>> permitSets = new java.util.HashMap<>();
+    private final Map<String, PermitSet> permitSets = new java.util.HashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final LongSupplier microsClock;
     private int sinceSweep;
@@ -65,8 +67,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 }
 
                 @Override
-                public Map<String, Long> permits(String key) {
-                    return permitSets.computeIfAbsent(key, k -> new java.util.HashMap<>());
+                public PermitSet permits(String key) {
+                    return permitSets.computeIfAbsent(key, k -> new PermitSet());
                 }
             });
         } finally {
@@ -91,9 +93,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             long nowMillis = Math.floorDiv(microsClock.getAsLong(), 1000L);
             int held = 0;
             for (String key : keys) {
-                Map<String, Long> set = permitSets.get(key);
-                Long expires = set == null ? null : set.remove(permitId);
-                if (expires != null && expires > nowMillis) {
+                PermitSet set = permitSets.get(key);
+                if (set != null && set.remove(permitId, nowMillis)) {
                     held++;
                 }
                 if (set != null && set.isEmpty()) {
@@ -111,16 +112,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         lock.lock();
         try {
             long nowMillis = Math.floorDiv(microsClock.getAsLong(), 1000L);
-            Map<String, Long> set = permitSets.get(key);
-            Long expires = set == null ? null : set.get(permitId);
-            if (expires == null || expires <= nowMillis) {
-                if (set != null) {
-                    set.remove(permitId);
-                }
-                return false;
-            }
-            set.put(permitId, nowMillis + leaseMillis);
-            return true;
+            PermitSet set = permitSets.get(key);
+            return set != null && set.extend(permitId, nowMillis, nowMillis + leaseMillis);
         } finally {
             lock.unlock();
         }
@@ -140,9 +133,9 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             }
         }
         long nowMillis = Math.floorDiv(now, 1000L);
-        for (Iterator<Map<String, Long>> it = permitSets.values().iterator(); it.hasNext();) {
-            Map<String, Long> set = it.next();
-            set.values().removeIf(expires -> expires <= nowMillis);
+        for (Iterator<PermitSet> it = permitSets.values().iterator(); it.hasNext();) {
+            PermitSet set = it.next();
+            set.reclaim(nowMillis);
             if (set.isEmpty()) {
                 it.remove();
             }

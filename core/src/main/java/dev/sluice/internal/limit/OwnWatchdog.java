@@ -1,6 +1,6 @@
 package dev.sluice.internal.limit;
 
-import dev.sluice.internal.lock.Watchdog;
+import dev.sluice.internal.lease.Watchdog;
 
 /**
  * The watchdog of engines built without a runtime (tests, benchmarks): daemon threads of its own, made on first

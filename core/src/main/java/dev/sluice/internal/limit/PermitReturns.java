@@ -1,6 +1,6 @@
 package dev.sluice.internal.limit;
 
-import dev.sluice.internal.lock.Watchdog;
+import dev.sluice.internal.lease.Watchdog;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;

@@ -62,7 +62,7 @@ public final class RateLimitEngine {
     private final CircuitBreaker breaker;
     private final DenyCache denials;
     private final ShadowLog shadowLog;
-    private final java.util.function.Supplier<dev.sluice.internal.lock.Watchdog> watchdog;
+    private final java.util.function.Supplier<dev.sluice.internal.lease.Watchdog> watchdog;
     private final String nodeId = Long.toHexString(new java.security.SecureRandom().nextLong());
     private final java.util.concurrent.atomic.AtomicLong permits = new java.util.concurrent.atomic.AtomicLong();
 
@@ -87,7 +87,7 @@ public final class RateLimitEngine {
      *                 such permit
      */
     public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
-                           DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lock.Watchdog> watchdog) {
+                           DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lease.Watchdog> watchdog) {
         this(store, keyPrefix, metrics, breaker, denials, watchdog, new ShadowLog(System::nanoTime));
     }
 
@@ -97,7 +97,7 @@ public final class RateLimitEngine {
     }
 
     private RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
-                            DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lock.Watchdog> watchdog,
+                            DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lease.Watchdog> watchdog,
                             ShadowLog shadowLog) {
         this.watchdog = watchdog;
         this.store = store;

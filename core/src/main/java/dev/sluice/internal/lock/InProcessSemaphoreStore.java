@@ -1,7 +1,8 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.PermitSet;
+
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
@@ -15,7 +16,7 @@ import java.util.function.LongSupplier;
  */
 public final class InProcessSemaphoreStore implements SemaphoreStore {
 
-    private final Map<String, Map<String, Long>> semaphores = new HashMap<>();
+    private final Map<String, PermitSet> semaphores = new HashMap<>();
     private final LongSupplier microsClock;
     private final ReleaseSignals signals;
 
@@ -36,32 +37,24 @@ public final class InProcessSemaphoreStore implements SemaphoreStore {
     @Override
     public synchronized Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
         long now = microsClock.getAsLong();
-        Map<String, Long> held = semaphores.computeIfAbsent(key, k -> new HashMap<>());
-        long earliest = Long.MAX_VALUE;
-        for (Iterator<Long> it = held.values().iterator(); it.hasNext();) {
-            long expiresAt = it.next();
-            if (expiresAt <= now) {
-                it.remove();
-            } else {
-                earliest = Math.min(earliest, expiresAt);
-            }
-        }
-        if (held.containsKey(permitId) || held.size() < permits) {
-            held.put(permitId, now + leaseMillis * 1000);
+        PermitSet held = semaphores.computeIfAbsent(key, k -> new PermitSet());
+        held.reclaim(now);
+        if (held.holds(permitId) || held.size() < permits) {
+            held.grant(permitId, now + leaseMillis * 1000);
             return Attempt.granted(0);
         }
-        return Attempt.refused(InProcessLockStore.ceilMillis(earliest - now));
+        return Attempt.refused(InProcessLockStore.ceilMillis(held.earliest() - now));
     }
 
     @Override
     public boolean release(String key, String permitId) {
         synchronized (this) {
-            Map<String, Long> held = semaphores.get(key);
-            Long expiresAt = held == null ? null : held.remove(permitId);
+            PermitSet held = semaphores.get(key);
+            boolean live = held != null && held.remove(permitId, microsClock.getAsLong());
             if (held != null && held.isEmpty()) {
                 semaphores.remove(key);
             }
-            if (expiresAt == null || expiresAt <= microsClock.getAsLong()) {
+            if (!live) {
                 return false;
             }
         }
@@ -78,16 +71,8 @@ public final class InProcessSemaphoreStore implements SemaphoreStore {
     @Override
     public synchronized boolean extend(String key, String permitId, long leaseMillis) {
         long now = microsClock.getAsLong();
-        Map<String, Long> held = semaphores.get(key);
-        Long expiresAt = held == null ? null : held.get(permitId);
-        if (expiresAt == null || expiresAt <= now) {
-            if (held != null) {
-                held.remove(permitId);
-            }
-            return false;
-        }
-        held.put(permitId, now + leaseMillis * 1000);
-        return true;
+        PermitSet held = semaphores.get(key);
+        return held != null && held.extend(permitId, now, now + leaseMillis * 1000);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Watchdog;
+import dev.sluice.internal.lease.Lease;
 import dev.sluice.LockHandle;
 import dev.sluice.LockLostException;
 import dev.sluice.SluiceException;

@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.SluiceException;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.RedisSettings;

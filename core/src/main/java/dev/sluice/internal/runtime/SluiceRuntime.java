@@ -16,7 +16,7 @@ import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.internal.lock.LockService;
 import dev.sluice.internal.lock.LockServices;
-import dev.sluice.internal.lock.Watchdog;
+import dev.sluice.internal.lease.Watchdog;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.PolicyMode;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.lock.ManualScheduler;
-import dev.sluice.internal.lock.Watchdog;
+import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.test.LogCapture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Lease;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

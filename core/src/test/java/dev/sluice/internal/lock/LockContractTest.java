@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.DistributedLock;
 import dev.sluice.LockHandle;
 import dev.sluice.LockLostException;

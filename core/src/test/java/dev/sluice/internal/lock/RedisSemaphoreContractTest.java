@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.Permit;
 import dev.sluice.test.RedisServer;
 import org.junit.jupiter.api.Test;

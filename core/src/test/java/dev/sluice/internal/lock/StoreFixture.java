@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.internal.tx.Transactions;
 
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.lease.Watchdog;
+import dev.sluice.internal.lease.Lease;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

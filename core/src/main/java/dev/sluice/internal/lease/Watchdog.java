@@ -1,4 +1,4 @@
-package dev.sluice.internal.lock;
+package dev.sluice.internal.lease;
 
 import java.lang.System.Logger.Level;
 import java.util.Set;
@@ -34,7 +34,7 @@ import java.util.function.LongSupplier;
  * whole lease. Whoever first finds a lease lost (or unconfirmed for a whole lease) has its holder log the one
  * warning of that loss.
  *
- * <p>Time is the lock path's one clock (see {@link LockService}); it also runs, bounded and fire-and-forget,
+ * <p>Time is the lock path's one clock (see {@code LockService}); it also runs, bounded and fire-and-forget,
  * the clean-ups of calls whose reply was lost ({@link #execute}). Thread-safe.
  */
 public final class Watchdog implements AutoCloseable {
@@ -46,7 +46,7 @@ public final class Watchdog implements AutoCloseable {
      * How long one sweep may spend renewing before the next one is started beside it: a renewal can hang
      * up to the Redis timeout, and the other leases must not wait for it.
      */
-    static final long STALL_ALLOWANCE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    public static final long STALL_ALLOWANCE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /** No time: nanoTime values are compared by difference only, and this one stands for "none". */
     private static final long NONE = Long.MIN_VALUE;
@@ -55,7 +55,7 @@ public final class Watchdog implements AutoCloseable {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** What the watchdog renews: one held lock or permit. */
-    interface Renewable {
+    public interface Renewable {
         /** One renewal in the store, to {@code leaseMillis}: true when the store confirmed it, false when it is gone. */
         boolean renew(long leaseMillis);
 
@@ -107,17 +107,17 @@ public final class Watchdog implements AutoCloseable {
     }
 
     /** A watchdog on a given scheduler, which the caller owns and shuts down (tests). */
-    static Watchdog on(ScheduledExecutorService executor) {
+    public static Watchdog on(ScheduledExecutorService executor) {
         return on(executor, System::nanoTime);
     }
 
     /** A watchdog on a given scheduler and clock, which the caller owns (tests). */
-    static Watchdog on(ScheduledExecutorService executor, LongSupplier clock) {
+    public static Watchdog on(ScheduledExecutorService executor, LongSupplier clock) {
         return new Watchdog(executor, null, clock);
     }
 
     /** The lock path's clock: monotonic nanoseconds, compared by difference only. */
-    LongSupplier clock() {
+    public LongSupplier clock() {
         return clock;
     }
 
@@ -126,7 +126,7 @@ public final class Watchdog implements AutoCloseable {
      *
      * @throws java.util.concurrent.RejectedExecutionException when the scheduler is shut down (undeploy)
      */
-    void execute(Runnable task) {
+    public void execute(Runnable task) {
         executor.execute(task);
     }
 
@@ -144,7 +144,7 @@ public final class Watchdog implements AutoCloseable {
      * Renews {@code lease} every third of its current lease, counted from the start of the store call that granted
      * it ({@code startedNanos}), until {@link Renewal#cancel()} or until the lease is found lost.
      */
-    Renewal watch(Lease lease, long startedNanos, Renewable target) {
+    public Renewal watch(Lease lease, long startedNanos, Renewable target) {
         Renewal renewal = new Renewal(lease, startedNanos + periodNanos(lease), target);
         watched.add(renewal);
         sweepBy(renewal.dueNanos);
@@ -184,7 +184,7 @@ public final class Watchdog implements AutoCloseable {
     }
 
     /** Number of leases being renewed (for tests). */
-    int watching() {
+    public int watching() {
         return watched.size();
     }
 
@@ -285,7 +285,7 @@ public final class Watchdog implements AutoCloseable {
     }
 
     /** A watched lease; cancel it when the lock or permit is released. */
-    final class Renewal {
+    public final class Renewal {
         private final Lease lease;
         private final Renewable target;
         private final int hash = ThreadLocalRandom.current().nextInt();
@@ -301,7 +301,7 @@ public final class Watchdog implements AutoCloseable {
         }
 
         /** Stops renewing; a renewal already under way finishes. */
-        void cancel() {
+        public void cancel() {
             watched.remove(this);
         }
 
@@ -309,7 +309,7 @@ public final class Watchdog implements AutoCloseable {
          * The holder set a new lease in a store call that started at {@code startedNanos}: the next renewal is a
          * third of the new lease from then (sooner than planned when the lease was shortened).
          */
-        void leaseChanged(long startedNanos) {
+        public void leaseChanged(long startedNanos) {
             periodNanos = periodNanos(lease);
             dueNanos = startedNanos + periodNanos;
             sweepBy(dueNanos);

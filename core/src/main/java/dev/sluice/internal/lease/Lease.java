@@ -1,4 +1,4 @@
-package dev.sluice.internal.lock;
+package dev.sluice.internal.lease;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -15,7 +15,7 @@ import java.util.function.LongUnaryOperator;
  * {@link #set}, one at a time, so the store's expiry and {@link #isHeld()} always follow the same call: a
  * renewal asks for the lease the last extension set, never the one the lock was acquired with. Thread-safe.
  */
-final class Lease {
+public final class Lease {
 
     private final LongSupplier clock;
     private final LongUnaryOperator validityMillis;
@@ -35,7 +35,7 @@ final class Lease {
      * @param onLost         run once, by whichever thread first finds the lease lost (metrics, the one warning of
      *                       the loss), with why it was found lost
      */
-    Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis,
+    public Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis,
           Consumer<String> onLost) {
         this.clock = clock;
         this.validityMillis = validityMillis;
@@ -45,7 +45,7 @@ final class Lease {
     }
 
     /** The lease, in milliseconds, that renewals ask the store for. */
-    long millis() {
+    public long millis() {
         return millis;
     }
 
@@ -57,7 +57,7 @@ final class Lease {
      * @param newMillis the lease to set; {@link #millis()} for a renewal
      * @throws RuntimeException from {@code storeCall} when the store cannot be reached (the view is unchanged)
      */
-    synchronized boolean set(long newMillis, LongPredicate storeCall) {
+    public synchronized boolean set(long newMillis, LongPredicate storeCall) {
         long started = clock.getAsLong();
         if (!storeCall.test(newMillis)) {
             markLost();
@@ -72,35 +72,35 @@ final class Lease {
      * A renewal: {@link #set} to the current lease, read under the same lock as the call, so that an extension
      * cannot slip in between and be undone.
      */
-    synchronized boolean renew(LongPredicate storeCall) {
+    public synchronized boolean renew(LongPredicate storeCall) {
         return set(millis, storeCall);
     }
 
     /** With an {@code onLost} that is not told why (tests). */
-    Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis, Runnable onLost) {
+    public Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis, Runnable onLost) {
         this(clock, startedNanos, millis, validityMillis, why -> onLost.run());
     }
 
     /** The store reported the lease gone (expired or taken over). */
-    void markLost() {
+    public void markLost() {
         markLost(GONE);
     }
 
     /** Why a store call that set the lease found it gone. */
-    static final String GONE = "Redis no longer had it (it expired, or another owner took it)";
+    public static final String GONE = "Redis no longer had it (it expired, or another owner took it)";
 
     /** Why a release found the lease not confirmed (a watchdog that could not run, a renewal that hung). */
-    static final String UNCONFIRMED = "no renewal was confirmed for a whole lease before it was released";
+    public static final String UNCONFIRMED = "no renewal was confirmed for a whole lease before it was released";
 
     /** Why a release found the lease lost: the store said so, or could not be reached once the lease had run out. */
-    static String lostAtRelease(RuntimeException unreachable) {
+    public static String lostAtRelease(RuntimeException unreachable) {
         return unreachable == null ? "Redis no longer had it when it was released (it expired, or another owner "
                 + "took it)" : "Redis could not be reached to release it (" + unreachable + ") and no renewal was "
                 + "confirmed for a whole lease";
     }
 
     /** The lease is lost, for the reason given (for the log); only the first call counts. */
-    void markLost(String why) {
+    public void markLost(String why) {
         if (lost.compareAndSet(false, true)) {
             report(why);
         }
@@ -110,7 +110,7 @@ final class Lease {
      * No renewal was confirmed for a whole lease: reported like a loss (once per lease, whichever comes first),
      * but not marked lost, since it may still be alive in the store.
      */
-    void reportUnconfirmed(String why) {
+    public void reportUnconfirmed(String why) {
         report(why);
     }
 
@@ -120,7 +120,7 @@ final class Lease {
         }
     }
 
-    boolean isLost() {
+    public boolean isLost() {
         return lost.get();
     }
 
@@ -128,7 +128,7 @@ final class Lease {
      * Just before the commit of a transaction a release waits for: whether the lease is held; when it is not, that
      * is reported (the transaction is rolled back: what it wrote may not have been written under the lock).
      */
-    boolean stillHeldAtCommit() {
+    public boolean stillHeldAtCommit() {
         if (isHeld()) {
             return true;
         }
@@ -138,7 +138,7 @@ final class Lease {
     }
 
     /** Held unless the store said otherwise or no renewal has been confirmed for a whole lease. */
-    boolean isHeld() {
+    public boolean isHeld() {
         return !lost.get() && heldUntilNanos - clock.getAsLong() > 0;
     }
 }
