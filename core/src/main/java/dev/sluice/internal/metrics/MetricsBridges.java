@@ -59,7 +59,17 @@ public final class MetricsBridges {
         Optional<Class<?>> micrometer = shared(MICROMETER_REGISTRY, application);
         if (micrometer.isPresent()) {
             Optional<Object> registry = beans.apply(micrometer.get());
-            registry.ifPresent(r -> attach(metrics, () -> MicrometerExporter.over(r, metrics.app())));
+            if (registry.isPresent()) {
+                attach(metrics, () -> MicrometerExporter.over(registry.get(), metrics.app()));
+                return;
+            }
+        }
+        if (mp.isPresent()) {
+            // The API is there and nothing carries the metrics (with MP Metrics present, atStart attached no global
+            // Micrometer registry either): a user would look in /metrics, so say why they are not there.
+            LOG.log(Level.INFO, "Sluice (app " + metrics.app() + "): MicroProfile Metrics is present, but no"
+                    + " MetricRegistry bean with the default qualifier resolves from Sluice's bean manager (none, or"
+                    + " more than one); Sluice's metrics remain in JMX");
         }
     }
 

@@ -5,6 +5,7 @@ import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.runtime.SluiceRuntime;
+import dev.sluice.test.LogCapture;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.metrics.legacyapi.LegacyMetricRegistryAdapter;
@@ -14,12 +15,14 @@ import org.eclipse.microprofile.metrics.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,6 +37,9 @@ class MicroProfileMetricsBridgeTest {
 
     /** One app id per test: SmallRye keeps meters in Micrometer's JVM-wide global registry, as in a server. */
     private static final AtomicInteger TESTS = new AtomicInteger();
+
+    @RegisterExtension
+    final LogCapture logs = new dev.sluice.test.LogCapture();
 
     private final String app = "mp-bridge-" + TESTS.incrementAndGet();
 
@@ -63,6 +69,20 @@ class MicroProfileMetricsBridgeTest {
     private void attach() {
         MetricsBridges.withBeans(runtime.metrics(), getClass().getClassLoader(), type -> Optional.of(
                 type.getName().equals(MetricsBridges.MP_METRIC_REGISTRY) ? registry : micrometer));
+    }
+
+    /**
+     * The MicroProfile Metrics API is there but no registry bean resolves (Payara 6 showed no Sluice metric and
+     * no line saying why): one INFO line names the API and the reason, and says where the metrics are.
+     */
+    @Test
+    void anApiWithoutARegistryBeanIsReportedInOneInfoLine() {
+        MetricsBridges.withBeans(runtime.metrics(), getClass().getClassLoader(), type -> Optional.empty());
+
+        List<String> lines = logs.records(Level.INFO, "dev.sluice").stream()
+                .map(logs::text).filter(t -> t.contains("MetricRegistry")).toList();
+        assertThat(lines).singleElement().asString()
+                .contains(app).contains("MicroProfile Metrics").contains("no MetricRegistry bean").contains("JMX");
     }
 
     @Test

@@ -4,10 +4,14 @@ import dev.sluice.servers.Http;
 import dev.sluice.servers.SampleApp;
 import dev.sluice.servers.SessionBeanScenarios;
 import dev.sluice.servers.ServerProperties;
+import java.net.http.HttpResponse;
 import java.util.List;
 
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample's EAR on Payara Server (Payara Micro deploys no EARs). Sluice's Redis comes from
@@ -23,5 +27,15 @@ class SampleEarOnPayaraServerIT extends SessionBeanScenarios {
     @Override
     protected List<SampleApp> apps() {
         return List.of(SampleApp.ear(payara.root()));
+    }
+
+    /** Payara Server's MicroProfile Health ({@code /health/ready} on the HTTP listener) carries Sluice's check. */
+    @Test
+    @Order(50)
+    void readinessIncludesSluiceRedisUp() {
+        HttpResponse<String> ready = Http.get(payara.root().resolve("health/ready"));
+        System.out.println("Payara Server /health/ready: " + ready.statusCode() + " " + ready.body());
+        assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+        assertThat(ready.body()).contains("\"sluice-redis\"");
     }
 }
