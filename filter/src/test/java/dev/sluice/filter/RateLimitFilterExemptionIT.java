@@ -96,6 +96,18 @@ class RateLimitFilterExemptionIT {
     }
 
     @Test
+    void anIpv4ClientBehindNat64IsExemptAndKeyedByItsIpv4Address() throws Exception {
+        start("sluice.trusted-proxies", "127.0.0.1");
+        for (int i = 0; i < LIMIT * 2; i++) {
+            assertNoRateLimitHeaders(from("64:ff9b::cb00:7105"));
+        }
+        assertThat(assertAllowed(from("64:ff9b::c000:201"), "api", LIMIT, HOUR).remaining()).isEqualTo(LIMIT - 1);
+        assertThat(assertAllowed(from("64:ff9b::c633:6401"), "api", LIMIT, HOUR).remaining())
+                .as("another IPv4 client through the same NAT64 prefix").isEqualTo(LIMIT - 1);
+        assertThat(REDIS.admin().exists("sluice:rl:{api:192.0.2.1}")).isTrue();
+    }
+
+    @Test
     void aForwardingHeaderFromAnUntrustedPeerExemptsNobody() throws Exception {
         start();
         assertThat(assertAllowed(from("203.0.113.5"), "api", LIMIT, HOUR).remaining()).isEqualTo(LIMIT - 1);

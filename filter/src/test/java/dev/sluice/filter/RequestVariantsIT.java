@@ -109,6 +109,19 @@ class RequestVariantsIT {
     }
 
     @Test
+    void withAPathKeyEverySpellingOfThePathSharesTheOneBucket() throws Exception {
+        start("sluice.limit.login.key", "path");
+        for (int i = 0; i < LIMIT; i++) {
+            assertThat(send("POST", i % 2 == 0 ? "/login/" : "/login;jsessionid=x").status()).isEqualTo(200);
+        }
+        assertThat(send("POST", "/login").status()).as("the bucket of /login, spent by its spellings").isEqualTo(429);
+
+        String[] variants = {"/login/", "/login;jsessionid=x", "/login;a=b", "//login", "/./login", "/%6cogin",
+            "/x/../login", "/login/.", "/login/;x=y", "/login?a=b", "/login//"};
+        assertThat(escapes("POST", variants)).isEmpty();
+    }
+
+    @Test
     void theRequestViewReportsTheMethodInUpperCase() throws Exception {
         start();
         assertThat(send("post", "/view").body()).startsWith("POST ");

@@ -23,7 +23,8 @@ import java.util.Optional;
  *       empty or blank one);</li>
  *   <li>{@code header:<Name>}, {@code query:<name>}, {@code path-param:<name>}: {@code h:}, {@code q:},
  *       {@code p:} + the (first) value, or {@code ip:<address>} when it is absent or blank;</li>
- *   <li>{@code path}: the path within the application; {@code global}: one bucket for everyone;</li>
+ *   <li>{@code path}: the path within the application in the canonical form patterns match
+ *       ({@link PathMatcher#canonical}), so that {@code /login} and {@code /login/} share a bucket; {@code global}: one bucket for everyone;</li>
  *   <li>{@code bean:<name>}: whatever the {@link KeyResolver} returns; nothing exempts the request
  *       from the policy.</li>
  * </ul>
@@ -78,7 +79,7 @@ public final class KeyResolution {
             case HEADER -> tagged("h:", request.header(spec.argument()), request);
             case QUERY -> tagged("q:", request.queryParameter(spec.argument()), request);
             case PATH_PARAM -> tagged("p:", request.pathParameter(spec.argument()), request);
-            case PATH -> request.path();
+            case PATH -> PathMatcher.canonical(request.path());
             case GLOBAL -> "global";
             case BEAN -> resolver.resolve(request).orElse(null);
         };

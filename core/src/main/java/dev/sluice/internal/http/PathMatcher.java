@@ -14,16 +14,17 @@ import java.util.Set;
 /**
  * Finds the policies whose {@code sluice.limit.<policy>.paths} and {@code .methods} match a request,
  * using the servlet url-pattern rules (Servlet specification, section 12.2) against the path within the
- * application (servlet path + path info, already decoded and normalised by the container):
+ * application (servlet path + path info, decoded by the container) in its {@linkplain #canonical canonical form},
+ * the form {@code key=path} counts by:
  * <ul>
  *   <li>{@code /prefix/*}: {@code /prefix} itself and everything below it; {@code /*} matches all;</li>
  *   <li>{@code *.ext}: paths whose last segment has the extension {@code ext} (after its last dot);</li>
  *   <li>{@code /}: every path (the default mapping, which catches what nothing else does; for a rate
  *       limit, which never competes with other mappings, that is everything);</li>
  *   <li>the empty string: the application root ({@code /}) only;</li>
- *   <li>any other string starting with {@code /}: that exact path, case-sensitively, and the same path
- *       with one trailing {@code /} ({@code /api/login} covers {@code /api/login/}, which JAX-RS runtimes
- *       route to the same resource).</li>
+ *   <li>any other string starting with {@code /}: that exact path, case-sensitively, in every spelling with
+ *       the same canonical form ({@code /api/login} covers {@code /api/login/} and {@code /api/login;jsessionid=x},
+ *       which servers route to the same resource).</li>
  * </ul>
  * Methods are compared as {@link PolicyConfig#appliesTo} does: case-insensitively, {@code HEAD} with
  * {@code GET}.
@@ -38,7 +39,7 @@ public final class PathMatcher {
                         boolean all) {
 
         boolean matches(String path) {
-            if (all || exact.contains(path) || isExactWithTrailingSlash(path)) {
+            if (all || exact.contains(path)) {
                 return true;
             }
             for (String prefix : prefixes) {
@@ -52,13 +53,6 @@ public final class PathMatcher {
                 return dot > slash && extensions.contains(path.substring(dot + 1));
             }
             return false;
-        }
-
-        /** {@code /api/login/}: JAX-RS runtimes serve it from {@code @Path("login")} like {@code /api/login}. */
-        private boolean isExactWithTrailingSlash(String path) {
-            int last = path.length() - 1;
-            return last > 0 && path.charAt(last) == '/' && path.charAt(last - 1) != '/'
-                    && exact.contains(path.substring(0, last));
         }
     }
 
@@ -105,9 +99,9 @@ public final class PathMatcher {
                 if (prefix.contains("*")) {
                     throw invalid(policy, raw);
                 }
-                prefixes.add(prefix);
+                prefixes.add(canonical(prefix));
             } else if (pattern.startsWith("/") && !pattern.contains("*")) {
-                exact.add(pattern);
+                exact.add(canonical(pattern)); // as requests are compared: /login/ is /login
             } else {
                 throw invalid(policy, raw);
             }
@@ -129,8 +123,9 @@ public final class PathMatcher {
      */
     public List<PolicyConfig> matching(String method, String path) {
         List<PolicyConfig> matched = null;
+        String canonical = rules.isEmpty() ? path : canonical(path);
         for (Rule rule : rules) {
-            if (rule.policy.appliesTo(method) && rule.matches(path)) {
+            if (rule.policy.appliesTo(method) && rule.matches(canonical)) {
                 if (matched == null) {
                     matched = new ArrayList<>(2);
                 }
@@ -138,6 +133,44 @@ public final class PathMatcher {
             }
         }
         return matched == null ? List.of() : matched;
+    }
+
+    /**
+     * The path as patterns match it and {@code key=path} counts it, so that one resource has one bucket: path
+     * parameters ({@code ;jsessionid=...}) removed from every segment, empty and {@code .} segments dropped,
+     * {@code ..} resolved (never above the root), no trailing {@code /} except for the root itself. Containers
+     * hand over servlet paths decoded and mostly normalised already; JAX-RS paths may keep matrix parameters
+     * and a trailing slash. Percent-encoding is left as the container decoded it: decoding again would read a
+     * literal {@code %} as an escape.
+     *
+     * @param path a path within the application, starting with {@code /}
+     */
+    public static String canonical(String path) {
+        if (isCanonical(path)) {
+            return path;
+        }
+        List<String> segments = new ArrayList<>();
+        for (String segment : path.split("/", -1)) {
+            int parameters = segment.indexOf(';');
+            String name = parameters < 0 ? segment : segment.substring(0, parameters);
+            if (name.isEmpty() || name.equals(".")) {
+                continue;
+            }
+            if (name.equals("..")) {
+                if (!segments.isEmpty()) {
+                    segments.remove(segments.size() - 1);
+                }
+                continue;
+            }
+            segments.add(name);
+        }
+        return "/" + String.join("/", segments);
+    }
+
+    /** The common case, without allocation: no parameters, no trailing slash, no empty or dot segment. */
+    private static boolean isCanonical(String path) {
+        return path.equals("/") || path.startsWith("/") && !path.endsWith("/") && path.indexOf(';') < 0
+                && !path.contains("//") && !path.contains("/.");
     }
 
     /** Whether no policy applies to any path (the filter then never calls the store). */

@@ -268,7 +268,7 @@ public final class RateLimitEngine {
                 case SHADOW, SHADOW_CHECK, SHADOW_CONCURRENCY -> {
                     if (!allowed && counted.add(name)) {
                         counters.wouldDeny();
-                        shadowLog.wouldDeny(name, call.rawKey());
+                        shadowLog.wouldDeny(name, call.policy().key().type(), call.rawKey());
                     }
                 }
                 default -> {

@@ -1,6 +1,6 @@
 package dev.sluice.internal.limit;
 
-import dev.sluice.internal.redis.KeyMaterial;
+import dev.sluice.internal.config.KeySpec;
 
 import java.lang.System.Logger.Level;
 import java.util.Map;
@@ -12,8 +12,8 @@ import java.util.function.LongSupplier;
  * The WARNING lines about shadowed policies' would-be refusals: at most one line per policy per
  * {@linkplain #INTERVAL_NANOS minute}, however many requests it would refuse, so that a shadowed limit set far
  * too low cannot flood the log. Each line carries the number of would-be refusals since the policy's previous
- * line (the first line is written at the first one) and one example key, in the form it has in Redis keys
- * ({@link KeyMaterial}: verbatim when short and plain, else hashed). Refusals after a policy's last line are
+ * line (the first line is written at the first one) and one example key in the form {@link LoggedKeys} gives
+ * it: addresses, principals and paths readable, values taken from headers, parameters or beans only as a tag. Refusals after a policy's last line are
  * told by its next line, whenever that comes; the metric {@code sluice.ratelimit.would.deny} has them at once.
  *
  * <p>Thread-safe. Holds one small entry per shadowed policy that refused something (names come from the
@@ -34,8 +34,12 @@ final class ShadowLog {
         this.nanoTime = nanoTime;
     }
 
-    /** Counts one would-be refusal of {@code policy} for {@code rawKey}, and writes a line if one is due. */
-    void wouldDeny(String policy, String rawKey) {
+    /**
+     * Counts one would-be refusal of {@code policy} for {@code rawKey}, and writes a line if one is due.
+     *
+     * @param keyType the policy's key type, which tells what {@code rawKey} was taken from
+     */
+    void wouldDeny(String policy, KeySpec.Type keyType, String rawKey) {
         Policy state = policies.computeIfAbsent(policy, name -> new Policy());
         long count;
         synchronized (state) {
@@ -51,7 +55,7 @@ final class ShadowLog {
         }
         LOG.log(Level.WARNING, "Sluice: policy " + policy + " is in shadow mode and would have refused " + count
                 + (count == 1 ? " request" : " requests") + " since its last such line (e.g. key "
-                + KeyMaterial.of(rawKey) + "); they were not refused by it. At most one such line per policy per"
+                + LoggedKeys.of(keyType, rawKey) + "); they were not refused by it. At most one such line per policy per"
                 + " minute; every one is counted in sluice.ratelimit.would.deny (JMX: WouldDeny)");
     }
 

@@ -110,6 +110,19 @@ class KeyResolutionTest {
     }
 
     @Test
+    void keysByThePathAsPatternsMatchItSoOneResourceHasOneBucket() {
+        for (String spelling : List.of("/api/orders/", "/api/orders;jsessionid=AB12", "/api;v=1/orders/;x=y",
+                "/api/./orders", "/api/x/../orders", "//api//orders", "/api/orders/.")) {
+            View view = new View(spelling, Map.of(), Map.of(), Map.of(), null, "192.0.2.7");
+            assertThat(key(KeySpec.Type.PATH, "").rawKey(view)).as(spelling).isEqualTo("/api/orders");
+        }
+        View root = new View("/", Map.of(), Map.of(), Map.of(), null, "192.0.2.7");
+        assertThat(key(KeySpec.Type.PATH, "").rawKey(root)).isEqualTo("/");
+        View above = new View("/../..;x/", Map.of(), Map.of(), Map.of(), null, "192.0.2.7");
+        assertThat(key(KeySpec.Type.PATH, "").rawKey(above)).as("never above the root").isEqualTo("/");
+    }
+
+    @Test
     void rejectsPathParameterKeysWhereThereAreNoPathParameters() {
         PolicyConfig policy = new PolicyConfig("orders", List.of(new Bandwidth(5, Duration.ofMinutes(1), 5)),
                 new KeySpec(KeySpec.Type.PATH_PARAM, "id"), List.of("/orders/*"), Set.of(), 1, true);

@@ -123,6 +123,30 @@ class ShadowAndCountGateTest {
     }
 
     @Test
+    void aShadowWarningNeverShowsAValueTakenFromAHeaderOrQueryParameter() {
+        Map<String, PolicyConfig> all = policies(
+                "sluice.limit.byheader.rate", "1/1m", "sluice.limit.byheader.mode", "shadow",
+                "sluice.limit.byheader.key", "header:X-Api-Key",
+                "sluice.limit.byquery.rate", "1/1m", "sluice.limit.byquery.mode", "shadow",
+                "sluice.limit.byquery.key", "query:token",
+                "sluice.limit.byuser.rate", "1/1m", "sluice.limit.byuser.mode", "shadow",
+                "sluice.limit.byuser.key", "principal");
+        List<RateLimitGate.Policy> candidates = new ArrayList<>();
+        for (PolicyConfig policy : all.values()) {
+            candidates.add(RateLimitGate.Policy.of(policy, false));
+        }
+        for (int i = 0; i < 2; i++) {
+            gate.decide(TestRequest.get("/login").header("X-Api-Key", "sk1").query("token", "tok-2").user("alice"),
+                    candidates, null);
+        }
+        List<String> lines = logs.records(Level.WARNING, "dev.sluice").stream().map(logs::text).toList();
+        assertThat(lines).hasSize(3);
+        assertThat(String.join("\n", lines)).doesNotContain("sk1").doesNotContain("tok-2")
+                .contains("e.g. key h:#").contains("e.g. key q:#").as("principals stay readable")
+                .contains("e.g. key user:alice");
+    }
+
+    @Test
     void aLoginPolicyCountingFailuresIsChargedOnlyByThemAndRefusesTheFourthEvenWithTheRightPassword() {
         PolicyConfig login = policies("sluice.limit.login.rate", "3/1m", "sluice.limit.login.count", "401")
                 .get("login");

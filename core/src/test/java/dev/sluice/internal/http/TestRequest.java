@@ -17,6 +17,7 @@ final class TestRequest implements RequestView {
     private String clientIp;
     private Set<String> roles = Set.of();
     private final Map<String, String> headers = new HashMap<>();
+    private final Map<String, String> queries = new HashMap<>();
 
     static TestRequest get(String path) {
         TestRequest r = new TestRequest();
@@ -55,6 +56,11 @@ final class TestRequest implements RequestView {
         return this;
     }
 
+    TestRequest query(String name, String value) {
+        queries.put(name, value);
+        return this;
+    }
+
     @Override
     public String method() {
         return method;
@@ -72,7 +78,7 @@ final class TestRequest implements RequestView {
 
     @Override
     public Optional<String> queryParameter(String name) {
-        return Optional.empty();
+        return Optional.ofNullable(queries.get(name));
     }
 
     @Override

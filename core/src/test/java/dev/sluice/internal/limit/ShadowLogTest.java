@@ -1,5 +1,6 @@
 package dev.sluice.internal.limit;
 
+import dev.sluice.internal.config.KeySpec;
 import dev.sluice.test.LogCapture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,48 +31,47 @@ class ShadowLogTest {
 
     @Test
     void theFirstRefusalIsToldAtOnceAndTheRestOfTheMinuteInTheNextLine() {
-        log.wouldDeny("api", "10.0.0.1");
+        log.wouldDeny("api", KeySpec.Type.IP, "10.0.0.1");
         assertThat(lines()).singleElement().asString()
                 .contains("policy api is in shadow mode and would have refused 1 request since its last such line")
                 .contains("e.g. key 10.0.0.1");
         for (int i = 0; i < 500; i++) {
-            log.wouldDeny("api", "10.0.0." + (i % 7));
+            log.wouldDeny("api", KeySpec.Type.IP, "10.0.0." + (i % 7));
             advance(Duration.ofMillis(100));
         }
         // 500 refusals over 50 s: none is due yet
         assertThat(lines()).hasSize(1);
         advance(Duration.ofSeconds(10));
-        log.wouldDeny("api", "10.0.0.99");
+        log.wouldDeny("api", KeySpec.Type.IP, "10.0.0.99");
         assertThat(lines()).hasSize(2);
         assertThat(lines().get(1)).contains("would have refused 501 requests").contains("e.g. key 10.0.0.99");
     }
 
     @Test
     void eachPolicyHasItsOwnMinute() {
-        log.wouldDeny("api", "a");
-        log.wouldDeny("login", "b");
-        log.wouldDeny("api", "c");
+        log.wouldDeny("api", KeySpec.Type.IP, "a");
+        log.wouldDeny("login", KeySpec.Type.IP, "b");
+        log.wouldDeny("api", KeySpec.Type.IP, "c");
         assertThat(lines()).hasSize(2);
         assertThat(lines().get(1)).contains("policy login");
     }
 
     @Test
-    void theExampleKeyIsShownAsInRedisKeysSoRequestDataIsHashedWhenNotPlain() {
+    void theExampleKeyIsShownAsATagUnlessItIsAnAddressSoRequestDataNeverReachesTheLog() {
         String hostile = "evil\r\nINJECTED line {" + "x".repeat(200);
-        log.wouldDeny("api", hostile);
+        log.wouldDeny("api", KeySpec.Type.IP, hostile);
         assertThat(lines()).singleElement().asString()
-                .doesNotContain("INJECTED").doesNotContain("\n")
-                .contains("e.g. key #");
+                .doesNotContain("INJECTED").doesNotContain("\n").containsPattern("e\\.g\\. key #[0-9a-f]{8}\\)");
     }
 
     @Test
     void aLineIsDueAgainAfterExactlyOneMinute() {
-        log.wouldDeny("api", "a");
+        log.wouldDeny("api", KeySpec.Type.IP, "a");
         advance(Duration.ofMinutes(1).minusNanos(1));
-        log.wouldDeny("api", "a");
+        log.wouldDeny("api", KeySpec.Type.IP, "a");
         assertThat(lines()).hasSize(1);
         advance(Duration.ofNanos(1));
-        log.wouldDeny("api", "a");
+        log.wouldDeny("api", KeySpec.Type.IP, "a");
         assertThat(lines()).hasSize(2);
         assertThat(lines().get(1)).contains("would have refused 2 requests");
     }
