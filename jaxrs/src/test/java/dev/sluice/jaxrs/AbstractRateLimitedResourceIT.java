@@ -434,7 +434,12 @@ abstract class AbstractRateLimitedResourceIT {
 
     /** Deploys {@code application} with the scenarios' settings and a fresh key prefix. */
     void deploy(TestApplication application) throws Exception {
-        deployment = container().deploy(application.properties(settings()));
+        deploy(container(), application);
+    }
+
+    /** Deploys {@code application} on {@code runtime}, with the scenarios' settings and a fresh key prefix. */
+    void deploy(JaxrsContainer runtime, TestApplication application) throws Exception {
+        deployment = runtime.deploy(application.properties(settings()));
     }
 
     /** Starts a request that stays in flight until {@link ConcurrencyResources#finish()}. */

@@ -17,4 +17,13 @@ class JerseyServletRateLimitIT extends AbstractServletRateLimitedResourceIT {
                 RateLimitFeature.class));
         assertPermitHeldWhileWriting("chunked");
     }
+
+    /** Without the servlet filter, whose end of the asynchronous cycle would otherwise return the permit. */
+    @Test
+    void anEventStreamHoldsItsPermitUntilItsSinkClosesWithoutTheServletFilter() throws Exception {
+        ConcurrencyResources.reset();
+        deploy(UndertowServletContainer.jersey().withoutServletFilter(),
+                new TestApplication(ConcurrencyResources.Slow.class, RateLimitFeature.class));
+        assertPermitHeldWhileWriting("conc/events");
+    }
 }

@@ -27,7 +27,7 @@ import java.net.URI;
 import java.security.Principal;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * A JAX-RS runtime deployed as a servlet in Undertow, as on WildFly (RESTEasy) or any servlet container
@@ -35,36 +35,52 @@ import java.util.function.Function;
  * Undertow identity manager, attempted whenever credentials are sent ({@code PRO_ACTIVE}), so JAX-RS sees the
  * user through {@code HttpServletRequest.getUserPrincipal()} exactly as with a server's security realm.
  *
- * <p>Sluice's servlet filter is mapped to {@code /*} in front of the JAX-RS servlet, as its web fragment maps
- * it, and configured with the application's {@code sluice.*} properties as context-params.
+ * <p>Sluice's servlet filter (unless {@link #withoutServletFilter()}) is mapped to {@code /*} in front of the
+ * JAX-RS servlet, as its web fragment maps it, and configured with the application's {@code sluice.*} properties
+ * as context-params.
  */
 final class UndertowServletContainer implements JaxrsContainer {
 
     private final String name;
-    private final Function<Application, DeploymentInfo> servlet;
+    /** The deployment of an application, with or without Sluice's servlet filter. */
+    private final BiFunction<Application, Boolean, DeploymentInfo> servlet;
+    private final boolean servletFilter;
 
-    private UndertowServletContainer(String name, Function<Application, DeploymentInfo> servlet) {
+    private UndertowServletContainer(String name, BiFunction<Application, Boolean, DeploymentInfo> servlet) {
+        this(name, servlet, true);
+    }
+
+    private UndertowServletContainer(String name, BiFunction<Application, Boolean, DeploymentInfo> servlet,
+                                     boolean servletFilter) {
         this.name = name;
         this.servlet = servlet;
+        this.servletFilter = servletFilter;
+    }
+
+    /** This runtime without Sluice's servlet filter, as with {@code sluice-jaxrs} alone in {@code WEB-INF/lib}. */
+    UndertowServletContainer withoutServletFilter() {
+        return new UndertowServletContainer(name, servlet, false);
     }
 
     /** Jersey's {@code ServletContainer} over the application. */
     static UndertowServletContainer jersey() {
-        return new UndertowServletContainer("Jersey", app -> deployment(app,
+        return new UndertowServletContainer("Jersey", (app, filter) -> deployment(app,
                 new org.glassfish.jersey.servlet.ServletContainer(
-                        org.glassfish.jersey.server.ResourceConfig.forApplication(app)), null));
+                        org.glassfish.jersey.server.ResourceConfig.forApplication(app)), null, filter));
     }
 
     /** RESTEasy's servlet dispatcher over the application, the way RESTEasy's embedded Undertow server wires it. */
     static UndertowServletContainer resteasy() {
-        return new UndertowServletContainer("RESTEasy", app -> {
+        return new UndertowServletContainer("RESTEasy", (app, filter) -> {
             org.jboss.resteasy.spi.ResteasyDeployment deployment = new org.jboss.resteasy.core.ResteasyDeploymentImpl();
             deployment.setApplication(app);
-            return deployment(app, new org.jboss.resteasy.plugins.server.servlet.HttpServlet30Dispatcher(), deployment);
+            return deployment(app, new org.jboss.resteasy.plugins.server.servlet.HttpServlet30Dispatcher(), deployment,
+                    filter);
         });
     }
 
-    private static DeploymentInfo deployment(Application app, Servlet dispatcher, Object resteasyDeployment) {
+    private static DeploymentInfo deployment(Application app, Servlet dispatcher, Object resteasyDeployment,
+                                             boolean servletFilter) {
         InstanceFactory<Servlet> instance = new ImmediateInstanceFactory<>(dispatcher);
         DeploymentInfo info = Servlets.deployment()
                 .setClassLoader(UndertowServletContainer.class.getClassLoader())
@@ -74,10 +90,12 @@ final class UndertowServletContainer implements JaxrsContainer {
                         .addMapping("/*")
                         .setLoadOnStartup(1)
                         .setAsyncSupported(true))
-                .addFilter(Servlets.filter("sluice", RateLimitFilter.class).setAsyncSupported(true))
-                .addFilterUrlMapping("sluice", "/*", DispatcherType.REQUEST)
                 .setLoginConfig(new LoginConfig("BASIC", "sluice"))
                 .setIdentityManager(new Users());
+        if (servletFilter) {
+            info.addFilter(Servlets.filter("sluice", RateLimitFilter.class).setAsyncSupported(true))
+                    .addFilterUrlMapping("sluice", "/*", DispatcherType.REQUEST);
+        }
         // A server would run every initializer listed in META-INF/services of WEB-INF/lib jars; embedded
         // Undertow runs those it is given, so give it Sluice's, found the way a server finds it.
         for (ServletContainerInitializer initializer : ServiceLoader.load(ServletContainerInitializer.class,
@@ -99,7 +117,8 @@ final class UndertowServletContainer implements JaxrsContainer {
 
     @Override
     public Deployment deploy(Application application) throws Exception {
-        DeploymentManager manager = Servlets.newContainer().addDeployment(servlet.apply(application));
+        DeploymentInfo info = servlet.apply(application, servletFilter);
+        DeploymentManager manager = Servlets.newContainer().addDeployment(info);
         manager.deploy();
         Undertow server;
         try {
@@ -138,7 +157,7 @@ final class UndertowServletContainer implements JaxrsContainer {
 
     @Override
     public String toString() {
-        return name + " on Undertow (servlet)";
+        return name + " on Undertow (servlet" + (servletFilter ? ")" : ", without Sluice's servlet filter)");
     }
 
     /** The container's user store: {@link #USERS}, each with {@link #PASSWORD}. */

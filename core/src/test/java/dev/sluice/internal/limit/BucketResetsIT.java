@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -32,7 +33,7 @@ class BucketResetsIT {
     @RegisterExtension
     static final RedisServer REDIS = RedisServer.standalone();
 
-    private static final java.util.concurrent.atomic.AtomicInteger PREFIXES = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger PREFIXES = new AtomicInteger();
 
     private final List<SluiceRuntime> nodes = new ArrayList<>();
     /** The nodes of one test share a key prefix, and so a reset channel, which no other test's nodes use. */

@@ -39,7 +39,8 @@ class DenyCacheTest {
     void aLongRefusalIsTrustedForFiveSecondsOnlyAndStillTellsItsWholeWait() {
         cache.remember("k", SHAPE, 1, refused(3_600_000));
         advanceMillis(DenyCache.MAX_TRUST_MILLIS - 1);
-        assertThat(cache.refusal("k", SHAPE, 1).retryAfterMillis()).isEqualTo(3_600_000 - DenyCache.MAX_TRUST_MILLIS + 1);
+        assertThat(cache.refusal("k", SHAPE, 1).retryAfterMillis())
+                .isEqualTo(3_600_000 - DenyCache.MAX_TRUST_MILLIS + 1);
         advanceMillis(1);
         assertThat(cache.refusal("k", SHAPE, 1)).as("asked again: the bucket may have been deleted by hand").isNull();
     }

@@ -15,8 +15,8 @@ import jakarta.ws.rs.core.MediaType;
  * Then, for a response without an entity, runs the verdict's {@link dev.sluice.internal.http.AfterResponse} with
  * the response status (the charge of policies that count only some statuses, the return of concurrency limits'
  * permits); a response with an entity is completed by {@link RateLimitWriterInterceptor} once the entity is
- * written, and an event stream without one (RESTEasy's SSE) when the servlet filter sees the request's
- * asynchronous cycle end. A response filter
+ * written, and an event stream without one (RESTEasy's SSE) when the request's asynchronous cycle ends
+ * ({@link ServletAsyncCompletion}, and Sluice's servlet filter when it is in front). A response filter
  * does not run when the resource's exception reaches the container unmapped (runtimes before Jakarta REST 3.1,
  * which have no default exception mapper); on a servlet container Sluice's servlet filter (mapped to
  * {@code /*} by its web fragment) then completes it with status 500, from the request attribute
@@ -45,11 +45,17 @@ final class RateLimitResponseFilter implements ContainerResponseFilter {
             if (response.hasEntity() && !"HEAD".equals(request.getMethod())) {
                 // written after this filter, perhaps much later (a StreamingOutput, a resumed response)
                 request.setProperty(RateLimitWriterInterceptor.STATUS_PROPERTY, response.getStatus());
-            } else if (!MediaType.SERVER_SENT_EVENTS_TYPE.isCompatible(response.getMediaType())) {
+            } else if (MediaType.SERVER_SENT_EVENTS_TYPE.isCompatible(response.getMediaType())) {
+                // the headers of an event stream whose events follow until its sink closes (RESTEasy): complete
+                // when the request's asynchronous cycle ends (here, and in Sluice's servlet filter)
+                Object servletRequest = request.getProperty(ServletAsyncCompletion.REQUEST_ATTRIBUTE);
+                if (servletRequest != null) {
+                    ServletAsyncCompletion.completeWhenCycleEnds(servletRequest, verdict.afterResponse(),
+                            response.getStatus());
+                }
+            } else {
                 verdict.afterResponse().completed(response.getStatus());
             }
-            // else the headers of an event stream whose events follow until its sink closes (RESTEasy): the
-            // servlet filter completes it when the request's asynchronous cycle ends
         }
     }
 }

@@ -10,7 +10,7 @@ import java.util.Set;
 /**
  * Releases the JAX-RS rate limits of a web application when it is undeployed, for runtimes that do not
  * call {@code @PreDestroy} on providers they created (RESTEasy outside CDI does not; Jersey does, and then
- * this finds nothing left to release).
+ * this finds nothing left to release). Also adds {@link ServletAsyncCompletion}, which sees event streams end.
  *
  * <p>Found by the servlet container through {@code META-INF/services}, so it only ever runs in servlet
  * containers, and only for the web application whose {@code WEB-INF/lib} holds this jar. Thread-safe.
@@ -22,6 +22,7 @@ public final class ReleaseOnUndeploy implements ServletContainerInitializer {
         // Read now: containers may refuse getClassLoader() to listeners that were added programmatically.
         ClassLoader loader = context.getClassLoader();
         context.addListener(new Listener(loader != null ? loader : Thread.currentThread().getContextClassLoader()));
+        context.addListener(new ServletAsyncCompletion());
     }
 
     /** Closes what {@code RateLimitFeature} acquired for the application's class loader. */

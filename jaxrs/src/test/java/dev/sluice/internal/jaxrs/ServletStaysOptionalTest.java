@@ -13,7 +13,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * JAX-RS runtimes outside servlet containers have no servlet API. Only the two classes that a servlet
+ * JAX-RS runtimes outside servlet containers have no servlet API. Only the classes that a servlet
  * container alone ever loads may name servlet types; every class on the request path must not, or loading it
  * would fail there. Checked on the compiled classes' constant pools.
  */
@@ -23,10 +23,12 @@ class ServletStaysOptionalTest {
     void onlyTheServletBridgesNameServletTypes() throws IOException {
         for (Class<?> type : List.of(RateLimitFeature.class, RateLimited.class, RateLimited.List.class,
                 JaxrsRateLimits.class, MethodPolicies.class, ContainerRequestView.class,
-                RateLimitRequestFilter.class, RateLimitResponseFilter.class, FeatureStarts.class)) {
+                RateLimitRequestFilter.class, RateLimitResponseFilter.class, FeatureStarts.class,
+                RateLimitWriterInterceptor.class)) {
             assertThat(constantPool(type)).as(type.getName()).doesNotContain("jakarta/servlet");
         }
         assertThat(constantPool(ServletPeerFilter.class)).contains("jakarta/servlet/http/HttpServletRequest");
+        assertThat(constantPool(ServletAsyncCompletion.class)).contains("jakarta/servlet/ServletRequestListener");
     }
 
     private static String constantPool(Class<?> type) throws IOException {
