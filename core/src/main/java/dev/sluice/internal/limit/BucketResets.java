@@ -1,7 +1,7 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.StoreUnavailableException;
-import dev.sluice.internal.lock.RedisReleaseSubscriber;
+import dev.sluice.internal.redis.ChannelSubscriber;
 import dev.sluice.internal.redis.RedisConnector;
 
 import redis.clients.jedis.UnifiedJedis;
@@ -10,7 +10,7 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * Gives a client of one policy its whole burst back on every node at once: deletes the policy's bucket for the
  * key in the store and tells every node to forget its cached refusal of it ({@link DenyCache#forget}), through
- * the channel {@code <prefix>:reset} on which each node subscribes (with {@link RedisReleaseSubscriber}, as for
+ * the channel {@code <prefix>:reset} on which each node subscribes (with {@link ChannelSubscriber}, as for
  * lock releases) once its deny cache remembered a first refusal. The in-process store has one node: its bucket
  * and cache entry go. Permits of concurrency limits are left alone: their requests are still in flight.
  *
@@ -23,7 +23,7 @@ public final class BucketResets implements AutoCloseable {
     private final RateLimitEngine engine;
     private final RedisConnector redis;
     private final String channel;
-    private RedisReleaseSubscriber subscriber;
+    private ChannelSubscriber subscriber;
     private boolean closed;
 
     /**
@@ -56,7 +56,7 @@ public final class BucketResets implements AutoCloseable {
                 denials.clear();
             }
         };
-        subscriber = new RedisReleaseSubscriber(redis::client, channel, denials::forget, resubscribed,
+        subscriber = new ChannelSubscriber(System.getLogger("dev.sluice"), redis::client, channel, denials::forget, resubscribed,
                 "cached refusals are trusted no longer than " + DenyCache.MAX_TRUST_MILLIS / 1000 + " s");
     }
 
@@ -96,7 +96,7 @@ public final class BucketResets implements AutoCloseable {
 
     /** Whether this node is subscribed to resets, waiting up to {@code timeoutMillis} (tests). */
     boolean awaitListening(long timeoutMillis) throws InterruptedException {
-        RedisReleaseSubscriber s;
+        ChannelSubscriber s;
         synchronized (this) {
             s = subscriber;
         }
@@ -105,7 +105,7 @@ public final class BucketResets implements AutoCloseable {
 
     @Override
     public void close() {
-        RedisReleaseSubscriber s;
+        ChannelSubscriber s;
         synchronized (this) {
             closed = true;
             s = subscriber;

@@ -7,6 +7,7 @@ import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.redis.ChannelSubscriber;
 import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptCalls;
@@ -72,7 +73,7 @@ public final class LockServices {
         String channel = channel(config.keyPrefix());
         ReleaseSignals signals = new ReleaseSignals();
         List<AutoCloseable> resources = new ArrayList<>();
-        resources.add(new RedisReleaseSubscriber(redis::client, channel, signals));
+        resources.add(releaseSubscriber(redis::client, channel, signals));
         // Locks and semaphores share one combiner, so a batch may mix their calls. A lost reply is never resent:
         // the caller decides what it means, as for a call sent on its own.
         ScriptCalls calls = ScriptCalls.of(executor, redis.mode(), config.redis().pipelining(),
@@ -96,7 +97,7 @@ public final class LockServices {
             resources.add(master);
             ScriptExecutor executor = ScriptExecutor.of(master);
             executor.preload(scripts.all());
-            resources.add(new RedisReleaseSubscriber(master::client, channel, signals));
+            resources.add(releaseSubscriber(master::client, channel, signals));
             masters.add(new RedisLockStore(executor, scripts, channel));
             fences.add((fenceKey, token) -> executor.eval(scripts.lockFence(), List.of(fenceKey),
                     List.of(Long.toString(token), Long.toString(InProcessLockStore.FENCE_TTL_MILLIS))));
@@ -152,5 +153,15 @@ public final class LockServices {
                 }
             }
         };
+    }
+
+    /**
+     * The subscriber to a release channel: a released key wakes this node's waiters for it, and after a lost
+     * subscription every waiter tries again (releases may have been missed).
+     */
+    static ChannelSubscriber releaseSubscriber(java.util.function.Supplier<redis.clients.jedis.UnifiedJedis> client,
+                                               String channel, ReleaseSignals signals) {
+        return new ChannelSubscriber(System.getLogger("dev.sluice.lock"), client, channel, signals::signal,
+                signals::signalAll, "lock waiters poll until it is back");
     }
 }

@@ -1,5 +1,7 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.redis.ChannelSubscriber;
+
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
@@ -75,7 +77,7 @@ final class RedisStoreFixture extends StoreFixture {
         ScriptExecutor executor = ScriptExecutor.of(connector);
         String channel = LockServices.channel(prefix);
         ReleaseSignals signals = new ReleaseSignals();
-        RedisReleaseSubscriber subscriber = new RedisReleaseSubscriber(connector::client, channel, signals);
+        ChannelSubscriber subscriber = LockServices.releaseSubscriber(connector::client, channel, signals);
         try {
             if (!subscriber.awaitSubscribed(5_000)) {
                 throw new AssertionError("the release subscriber did not subscribe within 5s");

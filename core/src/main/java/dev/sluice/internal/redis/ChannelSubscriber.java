@@ -1,4 +1,4 @@
-package dev.sluice.internal.lock;
+package dev.sluice.internal.redis;
 
 import redis.clients.jedis.JedisPubSub;
 import redis.clients.jedis.UnifiedJedis;
@@ -11,23 +11,22 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The application's one subscriber to its release channel: a daemon thread holding one connection in
- * {@code SUBSCRIBE}, turning every message (a released lock or semaphore key) into
- * {@link ReleaseSignals#signal}. When the connection drops it reconnects with backoff (100 ms doubling to
- * 5 s) and, once subscribed again, wakes every waiter, since releases may have been missed meanwhile.
- * Waiters do not depend on it for correctness: each also polls within the holder's remaining lease.
- * The same mechanism carries the rate limits' resets (the rate-limit engine's {@code BucketResets}) on a
- * channel of their own, with their own actions.
+ * One subscriber to one channel whose messages are store keys: a daemon thread holding one connection in
+ * {@code SUBSCRIBE}, handing every message to its action. When the connection drops it reconnects with backoff
+ * (100 ms doubling to 5 s) and, once subscribed again, runs its {@code onSubscribed} action, since messages may have
+ * been missed meanwhile. Locks and semaphores use one for their release channel (a released key wakes its local
+ * waiters, who do not depend on it for correctness: each also polls within the holder's remaining lease), rate
+ * limits one for their reset channel (a reset key leaves every node's deny cache).
  *
  * <p>Thread-safe; {@link #close()} unsubscribes and stops the thread.
  */
-public final class RedisReleaseSubscriber implements AutoCloseable {
+public final class ChannelSubscriber implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
 
+    private final System.Logger log;
     private final Supplier<UnifiedJedis> client;
     private final String channel;
     private final Consumer<String> onMessage;
@@ -39,26 +38,20 @@ public final class RedisReleaseSubscriber implements AutoCloseable {
     private volatile JedisPubSub current;
 
     /**
-     * Starts subscribing at once.
-     *
-     * @param client  supplies the client to borrow the subscription connection from (it may throw while Redis
-     *                is unreachable)
-     * @param channel the release channel the scripts publish to
-     */
-    public RedisReleaseSubscriber(Supplier<UnifiedJedis> client, String channel, ReleaseSignals signals) {
-        this(client, channel, signals::signal, signals::signalAll, "lock waiters poll until it is back");
-    }
-
-    /**
      * Starts subscribing at once to a channel whose messages are store keys.
      *
+     * @param log          where the lost and regained subscription are told
+     * @param client       supplies the client to borrow the subscription connection from (it may throw while Redis
+     *                     is unreachable)
+     * @param channel      the channel the scripts publish to
      * @param onMessage    runs with each message's key
      * @param onSubscribed runs whenever the subscription is (again) in place, and after it is lost: messages may
      *                     have been missed meanwhile
      * @param meanwhile    what copes while the subscription is lost, for the warning
      */
-    public RedisReleaseSubscriber(Supplier<UnifiedJedis> client, String channel, Consumer<String> onMessage,
-                                  Runnable onSubscribed, String meanwhile) {
+    public ChannelSubscriber(System.Logger log, Supplier<UnifiedJedis> client, String channel,
+                             Consumer<String> onMessage, Runnable onSubscribed, String meanwhile) {
+        this.log = log;
         this.client = client;
         this.channel = channel;
         this.onMessage = onMessage;
@@ -96,7 +89,7 @@ public final class RedisReleaseSubscriber implements AutoCloseable {
                     return;
                 }
                 if (!warned) {
-                    LOG.log(Level.WARNING, "Sluice: lost the subscription to " + channel + " ("
+                    log.log(Level.WARNING, "Sluice: lost the subscription to " + channel + " ("
                             + e.getMessage() + "); " + meanwhile);
                     warned = true;
                 }
