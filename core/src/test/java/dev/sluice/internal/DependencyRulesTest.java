@@ -51,11 +51,15 @@ class DependencyRulesTest {
                     Set.of("config"), List.of("dev/sluice/internal/limit/", "dev/sluice/internal/lock/",
                             "dev/sluice/internal/http/", "dev/sluice/internal/cdi/", "dev/sluice/internal/runtime/",
                             "dev/sluice/internal/metrics/", "dev/sluice/internal/redis/")),
+            new Rule("leases and transactions are leaves that locks and rate limits share",
+                    Set.of("lease", "tx"), List.of("dev/sluice/internal/limit/", "dev/sluice/internal/lock/",
+                            "dev/sluice/internal/http/", "dev/sluice/internal/cdi/", "dev/sluice/internal/runtime/",
+                            "dev/sluice/internal/metrics/", "dev/sluice/internal/redis/", "dev/sluice/internal/config/")),
             new Rule("metrics count what the primitives report and call none of them",
                     Set.of("metrics"), List.of("dev/sluice/internal/limit/", "dev/sluice/internal/lock/",
                             "dev/sluice/internal/http/", "dev/sluice/internal/cdi/", "dev/sluice/internal/runtime/")),
             new Rule("core knows nothing of Servlet or JAX-RS (the adapters translate)",
-                    Set.of("api", "config", "redis", "limit", "lock", "metrics", "runtime", "cdi", "http"),
+                    Set.of("api", "config", "redis", "limit", "lock", "lease", "tx", "metrics", "runtime", "cdi", "http"),
                     List.of("jakarta/servlet/", "jakarta/ws/rs/", "javax/servlet/", "javax/ws/rs/")));
 
     @Test
