@@ -209,12 +209,12 @@ local function charged(pol)
   return pol.charge == 'always'
 end
 
--- A concurrency policy's reply; takes the permit when charged. A permit the set holds under this request's id
+-- A concurrency policy's reply; takes the permit when told to (charged). A permit the set holds under this request's id
 -- already is this request's (taken by an earlier run of the same decision whose reply was lost): granted again
 -- with the new lease when charged, returned when not, since a refused request holds no permit.
-local function permit_reply(pol, charged)
+local function permit_reply(pol, take)
   local set = pol.permit
-  if charged then
+  if take then
     redis.call('ZADD', set.key, now_ms + set.lease, set.id)
     if not set.own then set.held = set.held + 1 end
   elseif set.own then
@@ -225,7 +225,7 @@ local function permit_reply(pol, charged)
   if set.held > 0 then
     local earliest = tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2])
     local latest = tonumber(redis.call('ZRANGE', set.key, -1, -1, 'WITHSCORES')[2])
-    if charged then redis.call('PEXPIREAT', set.key, latest) end
+    if take then redis.call('PEXPIREAT', set.key, latest) end
     if pol.ok and set.held >= set.permits then wait = (earliest - now_ms) * 1000 end
     reset = (latest - now_ms) * 1000
   end

@@ -26,7 +26,7 @@ public final class HeldPermits {
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
     /** No permits: releasing does nothing. */
-    public static final HeldPermits NONE = new HeldPermits(null, List.of(), null, List.of(), 0, System::nanoTime);
+    public static final HeldPermits NONE = new HeldPermits(null, List.of(), null, List.of(), 0, null, System::nanoTime);
 
     private final RateLimitEngine engine;
     private final List<String> keys;
@@ -35,15 +35,17 @@ public final class HeldPermits {
     private final AtomicBoolean released = new AtomicBoolean();
 
     private final long longestLeaseMillis;
+    private final Watchdog watchdog;
     private final LongSupplier nanos;
 
     private HeldPermits(RateLimitEngine engine, List<String> keys, String permitId, List<Runnable> renewals,
-                        long longestLeaseMillis, LongSupplier nanos) {
+                        long longestLeaseMillis, Watchdog watchdog, LongSupplier nanos) {
         this.engine = engine;
         this.keys = keys;
         this.permitId = permitId;
         this.renewals = renewals;
         this.longestLeaseMillis = longestLeaseMillis;
+        this.watchdog = watchdog;
         this.nanos = nanos;
     }
 
@@ -95,7 +97,8 @@ public final class HeldPermits {
             stop.set(cancel);
             renewals.add(cancel);
         }
-        return new HeldPermits(engine, List.copyOf(keys), permitId, List.copyOf(renewals), longestLease, nanos);
+        return new HeldPermits(engine, List.copyOf(keys), permitId, List.copyOf(renewals), longestLease, renewing,
+                nanos);
     }
 
     /**
@@ -130,7 +133,8 @@ public final class HeldPermits {
         } catch (StoreUnavailableException e) {
             LOG.log(Level.DEBUG, "Sluice: could not return permits of " + keys.size() + " concurrency limit(s) now;"
                     + " retrying in the background: " + e.getMessage());
-            engine.returnInBackground(keys, permitId, longestLeaseMillis, nanos);
+            PermitReturns.inBackground(watchdog, nanos, longestLeaseMillis, () -> engine.release(keys, permitId),
+                    "the return of " + keys.size() + " permit(s) of concurrency limits");
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.metrics.PolicyMetrics;
 import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.CircuitBreaker;
+import dev.sluice.internal.redis.RedisFailures;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -190,7 +191,11 @@ public final class RateLimitEngine {
                 metrics.policy(call.policy().name()).redisError();
             }
             metrics.redis().failed(e);
-            returnLostPermits(calls, keys);
+            if (!RedisFailures.isPoolExhausted(e)) {
+                // The call may have run in Redis. (One that never left the node took nothing; in a flood on an
+                // exhausted pool, returns retried in the background would only hold up the permits' renewals.)
+                returnLostPermits(calls, keys);
+            }
             throw e;
         } catch (RuntimeException | Error e) {
             // the store answered, even if with something unexpected: it is reachable
@@ -363,19 +368,10 @@ public final class RateLimitEngine {
             }
         }
         if (permitId != null) {
-            returnInBackground(permitKeys, permitId, lease, System::nanoTime);
+            String id = permitId;
+            PermitReturns.inBackground(watchdog.get(), System::nanoTime, lease, () -> release(permitKeys, id),
+                    "the return of " + permitKeys.size() + " permit(s) a failed decision may have taken");
         }
-    }
-
-    /**
-     * Returns permits that could not be returned now (the store failed, or the breaker skipped it) in the
-     * background, until the store confirms it or {@code leaseMillis} has passed ({@link PermitReturns}).
-     */
-    void returnInBackground(List<String> keys, String permitId, long leaseMillis,
-                            java.util.function.LongSupplier nanos) {
-        List<String> permitKeys = List.copyOf(keys);
-        PermitReturns.inBackground(watchdog.get(), nanos, leaseMillis, () -> release(permitKeys, permitId),
-                "the return of " + permitKeys.size() + " permit(s) of concurrency limits");
     }
 
     /** Returns permits in one store call, through the breaker (skipped while it is open). */

@@ -83,10 +83,25 @@ public final class RedisFailures {
      * ({@code OOM}). The circuit breaker does not count these.
      */
     public static boolean isOverload(Throwable failure) {
+        if (isPoolExhausted(failure)) {
+            return true;
+        }
         for (Throwable t : chain(failure)) {
-            String message = String.valueOf(t.getMessage());
-            if (t instanceof java.util.NoSuchElementException || message.startsWith("Could not get a resource")
-                    || message.contains("OOM command not allowed")) {
+            if (String.valueOf(t.getMessage()).contains("OOM command not allowed")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code failure} is the local connection pool exhausted (Jedis' "Could not get a resource from the
+     * pool", or a {@code NoSuchElementException} from commons-pool): the call never left this node.
+     */
+    public static boolean isPoolExhausted(Throwable failure) {
+        for (Throwable t : chain(failure)) {
+            if (t instanceof java.util.NoSuchElementException
+                    || String.valueOf(t.getMessage()).startsWith("Could not get a resource")) {
                 return true;
             }
         }

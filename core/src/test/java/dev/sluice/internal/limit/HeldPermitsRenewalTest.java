@@ -178,6 +178,40 @@ class HeldPermitsRenewalTest {
     }
 
     @Test
+    void aReturnTheStoreCannotTakeIsRetriedInTheBackgroundUntilItIsTaken() {
+        HeldPermits held = hold(60_000, call("reports", "p1"));
+        storeDown = true;
+        held.release();
+        assertThat(returned).hasSize(1);
+        after(THIRD_MILLIS);
+        assertThat(returned).as("retried a third of the lease later").hasSize(2);
+        storeDown = false;
+        after(THIRD_MILLIS);
+        assertThat(returned).as("taken at the next try").hasSize(3);
+        for (int i = 0; i < 6; i++) {
+            after(THIRD_MILLIS);
+        }
+        assertThat(returned).as("no more tries once taken").hasSize(3);
+        assertThat(renewed).isEmpty();
+    }
+
+    @Test
+    void aReturnTheStoreNeverTakesIsRetriedUntilTheLeaseHasRunOut() {
+        HeldPermits held = hold(60_000, call("reports", "p1"));
+        storeDown = true;
+        held.release();
+        for (int i = 0; i < 6; i++) {
+            after(THIRD_MILLIS);
+        }
+        int tries = returned.size();
+        assertThat(tries).as("the release and about one try per third of the lease").isBetween(3, 5);
+        for (int i = 0; i < 6; i++) {
+            after(THIRD_MILLIS);
+        }
+        assertThat(returned).as("the lease has run out: the permit is gone anyway").hasSize(tries);
+    }
+
+    @Test
     void theLongestHoldIsTenLeasesAndAtLeastTenMinutes() {
         assertThat(HeldPermits.longestHoldMillis(30_000)).isEqualTo(600_000);
         assertThat(HeldPermits.longestHoldMillis(120_000)).isEqualTo(1_200_000);

@@ -122,6 +122,16 @@ class RedisFailuresTest {
     }
 
     @Test
+    void onlyAnExhaustedPoolMeansTheCallNeverLeftTheNode() {
+        assertThat(RedisFailures.isPoolExhausted(new JedisConnectionException("Could not get a resource from the pool",
+                new NoSuchElementException("Timeout waiting for idle object")))).isTrue();
+        assertThat(RedisFailures.isPoolExhausted(new NoSuchElementException("Pool exhausted"))).isTrue();
+        assertThat(RedisFailures.isPoolExhausted(new JedisDataException("OOM command not allowed when used memory > "
+                + "'maxmemory'."))).isFalse();
+        assertThat(RedisFailures.isPoolExhausted(new JedisConnectionException("Read timed out"))).isFalse();
+    }
+
+    @Test
     void anExhaustedPoolOrAFullRedisIsOverloadNotAnOutage() {
         assertThat(RedisFailures.isOverload(new JedisConnectionException("Could not get a resource from the pool",
                 new NoSuchElementException("Timeout waiting for idle object")))).isTrue();
