@@ -54,8 +54,24 @@ public class StoreUnavailableException extends SluiceException {
      * @return the exception to throw
      */
     public static StoreUnavailableException skipped(long retryAfterMillis) {
-        return new StoreUnavailableException("Redis is being skipped after repeated failures (circuit breaker open);"
-                + " next attempt in " + retryAfterMillis + " ms", retryAfterMillis);
+        return skipped("the call", retryAfterMillis);
+    }
+
+    /**
+     * The store was not asked for {@code what} because the circuit breaker is open.
+     *
+     * @param what             what was not tried, e.g. {@code lock 'order:42'}
+     * @param retryAfterMillis time until the breaker lets the next call through
+     * @return the exception to throw
+     */
+    public static StoreUnavailableException skipped(String what, long retryAfterMillis) {
+        return new StoreUnavailableException("Sluice: " + what + " was not tried: Redis failed repeatedly and is"
+                + " skipped (circuit breaker open) for another " + retryAfterMillis + " ms", retryAfterMillis);
+    }
+
+    /** {@return whether the store was not asked at all (the circuit breaker is open): nothing reached it} */
+    public boolean isSkipped() {
+        return retryAfterMillis >= 0;
     }
 
     /** {@return when the store was skipped by the open circuit breaker: the time until it is tried again} */

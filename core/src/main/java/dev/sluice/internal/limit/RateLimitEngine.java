@@ -162,10 +162,6 @@ public final class RateLimitEngine {
         if (refusedLocally != null) {
             return refusedLocally;
         }
-        long ticket = breaker.enter();
-        if (ticket == CircuitBreaker.REFUSED) {
-            throw StoreUnavailableException.skipped(breaker.millisUntilProbe());
-        }
         List<BucketRequest> requests = new ArrayList<>(calls.size());
         for (int i = 0; i < keys.length; i++) {
             LimitCall call = calls.get(i);
@@ -183,29 +179,21 @@ public final class RateLimitEngine {
         }
         List<BucketOutcome> outcomes;
         try {
-            outcomes = store.consume(requests);
+            outcomes = breaker.call("the rate-limit decision", () -> store.consume(requests));
         } catch (StoreUnavailableException e) {
-            breaker.onFailure(ticket, e);
-            metrics.redis().breaker(breaker.isOpen());
+            if (e.isSkipped()) {
+                throw e; // nothing reached the store
+            }
             for (LimitCall call : calls) {
                 metrics.policy(call.policy().name()).redisError();
             }
-            metrics.redis().failed(e);
             if (!RedisFailures.isPoolExhausted(e)) {
                 // The call may have run in Redis. (One that never left the node took nothing; in a flood on an
                 // exhausted pool, returns retried in the background would only hold up the permits' renewals.)
                 returnLostPermits(calls, keys);
             }
             throw e;
-        } catch (RuntimeException | Error e) {
-            // the store answered, even if with something unexpected: it is reachable
-            breaker.onSuccess(ticket);
-            metrics.redis().breaker(breaker.isOpen());
-            throw e;
         }
-        breaker.onSuccess(ticket);
-        metrics.redis().breaker(breaker.isOpen());
-        metrics.redis().answered();
         List<RateLimitDecision> decisions = new ArrayList<>(calls.size());
         boolean admitted = true;
         for (int i = 0; i < calls.size(); i++) {
@@ -376,19 +364,7 @@ public final class RateLimitEngine {
 
     /** Returns permits in one store call, through the breaker (skipped while it is open). */
     int release(List<String> keys, String permitId) {
-        long ticket = breaker.enter();
-        if (ticket == CircuitBreaker.REFUSED) {
-            throw StoreUnavailableException.skipped(breaker.millisUntilProbe());
-        }
-        try {
-            int held = store.release(keys, permitId);
-            breaker.onSuccess(ticket);
-            return held;
-        } catch (StoreUnavailableException e) {
-            breaker.onFailure(ticket, e);
-            metrics.redis().failed(e);
-            throw e;
-        }
+        return breaker.call("the return of permits of concurrency limits", () -> store.release(keys, permitId));
     }
 
     private static long ceilMillis(long micros) {

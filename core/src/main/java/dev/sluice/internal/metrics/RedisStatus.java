@@ -1,6 +1,7 @@
 package dev.sluice.internal.metrics;
 
 import dev.sluice.internal.config.RedisSettings;
+import dev.sluice.internal.redis.CircuitBreaker;
 import dev.sluice.internal.redis.RedisFailures;
 
 import java.lang.System.Logger.Level;
@@ -16,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Starts reachable (the connector already warned at deployment if it was not). The hot path, a call that
  * succeeds while Redis is reachable, is one volatile read. Thread-safe.
  */
-public final class RedisStatus {
+public final class RedisStatus implements CircuitBreaker.Listener {
 
     /** Minimum time between two log lines of the same direction, so a flapping Redis cannot flood the log. */
     static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -40,6 +41,7 @@ public final class RedisStatus {
     }
 
     /** A store call got an answer (of any content: Redis is up). */
+    @Override
     public void answered() {
         if (!reachable) {
             flip(true, null);
@@ -47,6 +49,7 @@ public final class RedisStatus {
     }
 
     /** A store call failed because Redis could not be reached or did not answer in time. */
+    @Override
     public void failed(Throwable cause) {
         if (reachable) {
             flip(false, cause);
@@ -90,7 +93,8 @@ public final class RedisStatus {
      * The rate-limit gate reports its circuit breaker's state after every check that may have changed it;
      * one volatile write, and the gauges read it.
      */
-    public void breaker(boolean open) {
+    @Override
+    public void breakerOpen(boolean open) {
         if (breakerOpen != open) {
             breakerOpen = open;
         }

@@ -57,7 +57,7 @@ public final class ChannelSubscriber implements AutoCloseable {
         this.onMessage = onMessage;
         this.onSubscribed = onSubscribed;
         this.meanwhile = meanwhile;
-        this.thread = new Thread(this::run, "sluice-release-subscriber-" + THREADS.incrementAndGet());
+        this.thread = new Thread(this::run, "sluice-subscriber-" + THREADS.incrementAndGet());
         thread.setDaemon(true);
         thread.start();
     }

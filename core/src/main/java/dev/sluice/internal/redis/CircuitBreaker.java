@@ -1,9 +1,13 @@
 package dev.sluice.internal.redis;
 
+import dev.sluice.StoreUnavailableException;
+import redis.clients.jedis.exceptions.JedisException;
+
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Keeps a dead Redis from adding a full timeout to every call: after {@code threshold} consecutive
@@ -25,6 +29,8 @@ import java.util.function.LongSupplier;
  * <p>Thread-safe and lock-free: the closed state, the hot path, is one volatile read.
  */
 public final class CircuitBreaker {
+
+    private final Listener listener;
 
     /** Consecutive failures that open the breaker. */
     public static final int DEFAULT_THRESHOLD = 3;
@@ -61,6 +67,15 @@ public final class CircuitBreaker {
      * @param nanoClock monotonic clock, {@code System::nanoTime} outside tests
      */
     public CircuitBreaker(int threshold, Duration coolDown, LongSupplier nanoClock, String target) {
+        this(threshold, coolDown, nanoClock, target, Listener.NONE);
+    }
+
+    /**
+     * @param listener told of every outcome of a {@link #call guarded call} and of the breaker's state after it
+     *                 (the application's Redis status and gauges)
+     */
+    public CircuitBreaker(int threshold, Duration coolDown, LongSupplier nanoClock, String target, Listener listener) {
+        this.listener = listener;
         if (threshold < 1 || coolDown.isNegative()) {
             throw new IllegalArgumentException("threshold " + threshold + ", cool-down " + coolDown);
         }
@@ -68,6 +83,64 @@ public final class CircuitBreaker {
         this.coolDownNanos = coolDown.toNanos();
         this.nanoClock = nanoClock;
         this.target = target;
+    }
+
+    /**
+     * What the breaker tells about the calls it guards, outside the decision: metrics listen (SmallRye's
+     * {@code RateLimitEvents} shape). Called on the caller's thread; must not throw.
+     */
+    public interface Listener {
+
+        /** Told nothing. */
+        Listener NONE = new Listener() {
+        };
+
+        /** The store answered a call (whatever the answer: it is reachable). */
+        default void answered() {
+        }
+
+        /** A call failed because the store could not be reached, did not answer in time, or failed it. */
+        default void failed(Throwable cause) {
+        }
+
+        /** After every guarded call: whether calls now skip the store. */
+        default void breakerOpen(boolean open) {
+        }
+    }
+
+    /**
+     * One store call through the breaker, the one way every caller (rate limits, concurrency permits, locks,
+     * semaphores) goes through it (Resilience4j's {@code decorateSupplier} shape): refused at once while the breaker
+     * is open, with a {@link StoreUnavailableException#isSkipped() skipped} {@link StoreUnavailableException} that
+     * says what was not tried; otherwise run, and its outcome counted. A {@link StoreUnavailableException} or a
+     * Jedis exception counts as a failure; any other exception means the store answered (with something
+     * unexpected), and is rethrown as it is.
+     *
+     * @param what for the message when refused, e.g. {@code lock 'order:42'} or {@code the rate-limit decision}
+     */
+    public <T> T call(String what, Supplier<T> call) {
+        long ticket = enter();
+        if (ticket == REFUSED) {
+            throw StoreUnavailableException.skipped(what, millisUntilProbe());
+        }
+        T result;
+        try {
+            result = call.get();
+        } catch (StoreUnavailableException | JedisException e) {
+            onFailure(ticket, e);
+            listener.failed(e);
+            listener.breakerOpen(isOpen());
+            throw e;
+        } catch (RuntimeException | Error e) {
+            onSuccess(ticket);
+            listener.answered();
+            listener.breakerOpen(isOpen());
+            throw e;
+        }
+        onSuccess(ticket);
+        listener.answered();
+        listener.breakerOpen(isOpen());
+        return result;
     }
 
     /**

@@ -57,7 +57,7 @@ public final class SluiceRuntime implements AutoCloseable {
         this.scripts = scripts;
         this.metrics = metrics;
         this.breaker = new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
-                System::nanoTime, describe(config.redis()));
+                System::nanoTime, describe(config.redis()), metrics.redis());
         metrics.register(config);
         this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics, breaker,
                 new DenyCache(config.denyCacheSize(), System::nanoTime), this::permitWatchdog);

@@ -58,7 +58,8 @@ class RateLimitEngineCountsTest {
         }
     };
     private final SluiceMetrics metrics = SluiceMetrics.unpublished(RedisSettings.none());
-    private final CircuitBreaker breaker = new CircuitBreaker(2, Duration.ofSeconds(1), nanos::get, "test store");
+    private final CircuitBreaker breaker = new CircuitBreaker(2, Duration.ofSeconds(1), nanos::get, "test store",
+            metrics.redis());
     private final DenyCache denials = new DenyCache(10, nanos::get);
     private final RateLimitEngine engine = new RateLimitEngine(store, "sluice", metrics, breaker, denials);
 

@@ -182,7 +182,7 @@ class MBeanCountsTest {
             assertThatThrownBy(() -> engine.decide(both)).isInstanceOf(StoreUnavailableException.class);
             engine.admittedUnchecked(both);                  // what the gate does with on-redis-failure=allow
         }
-        runtime.metrics().redis().breaker(true);             // what the gate reports once its breaker opened
+        runtime.metrics().redis().breakerOpen(true);             // what the gate reports once its breaker opened
         assertThatThrownBy(() -> runtime.locks().lock("order:9", "orders").acquire(LEASE, Duration.ZERO))
                 .isInstanceOf(LockNotAcquiredException.class);
 
@@ -197,7 +197,7 @@ class MBeanCountsTest {
         assertThat(Jmx.count("Lock", APP, "orders", "Acquired")).isZero();
 
         redis.start();
-        runtime.metrics().redis().breaker(false);
+        runtime.metrics().redis().breakerOpen(false);
         await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(() -> engine.decide(both).get(0).allowed());
         assertThat(Jmx.attribute("Redis", APP, null, "Reachable")).isEqualTo(true);
         assertThat(Jmx.count("RateLimit", APP, "api", "Allowed")).isEqualTo(1);

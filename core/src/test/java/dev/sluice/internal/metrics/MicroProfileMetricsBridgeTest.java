@@ -111,7 +111,7 @@ class MicroProfileMetricsBridgeTest {
                 .contains("sluice.ratelimit.allowed", "sluice.lock.wait", "sluice.lock.hold");
         assertThat(registry.getGauge(new MetricID("sluice.redis.reachable", new Tag("app", app))).getValue().intValue())
                 .isEqualTo(1);
-        runtime.metrics().redis().breaker(true);
+        runtime.metrics().redis().breakerOpen(true);
         assertThat(registry.getGauge(new MetricID("sluice.breaker.open", new Tag("app", app))).getValue().intValue())
                 .isEqualTo(1);
     }

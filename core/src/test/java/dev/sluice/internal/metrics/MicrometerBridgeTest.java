@@ -95,7 +95,7 @@ class MicrometerBridgeTest {
                 .value(TimeUnit.NANOSECONDS)).isPositive().isLessThanOrEqualTo(holds.totalTime(TimeUnit.NANOSECONDS));
         assertThat(registry.get("sluice.redis.reachable").tags("app", "micrometer-app").gauge().value()).isEqualTo(1);
         assertThat(registry.get("sluice.breaker.open").tags("app", "micrometer-app").gauge().value()).isZero();
-        runtime.metrics().redis().breaker(true);
+        runtime.metrics().redis().breakerOpen(true);
         assertThat(registry.get("sluice.breaker.open").tags("app", "micrometer-app").gauge().value()).isEqualTo(1);
     }
 
