@@ -7,6 +7,8 @@ import dev.sluice.internal.redis.RedisConnector;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
  * Gives a client of one policy its whole burst back on every node at once: deletes the policy's bucket for the
  * key in the store and tells every node to forget its cached refusal of it ({@link DenyCache#forget}), through
@@ -48,7 +50,7 @@ public final class BucketResets implements AutoCloseable {
             return;
         }
         DenyCache denials = engine.denials();
-        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicBoolean first = new AtomicBoolean(true);
         // After a lost subscription resets may have been missed: forget everything. Not on the first one: what
         // was cached before it is at most MAX_TRUST_MILLIS old, like anything a missed message leaves.
         Runnable resubscribed = () -> {
