@@ -41,12 +41,15 @@ public @interface Bounded {
     @Nonbinding
     int permits() default 1;
 
-    /** {@return lease of a permit, a positive duration; override with {@code sluice.semaphore.<name>.lease}. Default {@code 60s}} */
+    /**
+     * {@return lease of a permit, a duration from 1ms to 3650d; override with {@code sluice.semaphore.<name>.lease}.
+     * Default {@code 60s}}
+     */
     @Nonbinding
     String lease() default "60s";
 
     /**
-     * Maximum wait for a permit, zero (try once) or positive; override with
+     * Maximum wait for a permit, zero (try once) to 3650d; override with
      * {@code sluice.semaphore.<name>.max-wait}. Default {@code 10s}.
      *
      * @return the maximum wait

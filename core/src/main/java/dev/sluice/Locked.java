@@ -63,7 +63,7 @@ public @interface Locked {
     String key() default "";
 
     /**
-     * Lease as a positive duration ({@code 30s}, {@code PT30S}); override with
+     * Lease, a duration from 1ms to 3650d ({@code 30s}, {@code PT30S}); override with
      * {@code sluice.lock.<name>.lease}. Default {@code 30s}.
      *
      * @return the lease
@@ -72,7 +72,7 @@ public @interface Locked {
     String lease() default "30s";
 
     /**
-     * Maximum wait, zero or positive; {@code 0} tries once. Override with {@code sluice.lock.<name>.max-wait}.
+     * Maximum wait, {@code 0} (tries once) to 3650d. Override with {@code sluice.lock.<name>.max-wait}.
      * Default {@code 5s}.
      *
      * @return the maximum wait

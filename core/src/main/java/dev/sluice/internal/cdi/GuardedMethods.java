@@ -223,7 +223,7 @@ final class GuardedMethods {
     /** A lease ({@code zeroAllowed} false) or a maximum wait; a bad one as "Invalid @Locked.lease on X#m(): ...". */
     private static Duration duration(String member, String where, String value, boolean zeroAllowed) {
         try {
-            return zeroAllowed ? Durations.parseNonNegative(member, value) : Durations.parse(member, value);
+            return zeroAllowed ? Durations.parseWait(member, value) : Durations.parseLease(member, value);
         } catch (SluiceConfigException e) {
             throw ConfigProblems.onMethod(member, where, e);
         }

@@ -24,9 +24,27 @@ public final class Durations {
     /** The accepted form, as printed in error messages for positive durations. */
     public static final String EXPECTED = "a positive duration such as 250ms, 2s, 5m, 1h or PT2S";
 
-    /** The accepted form, as printed in error messages for durations where 0 is allowed. */
-    public static final String EXPECTED_NON_NEGATIVE =
-            "0 (try once) or a positive duration such as 250ms, 2s, 5m, 1h or PT2S";
+    /** The shortest lease of a lock or semaphore permit: leases are counted in whole milliseconds in Redis. */
+    public static final Duration MIN_LEASE = Duration.ofMillis(1);
+
+    /**
+     * The longest lease of a lock or semaphore permit: ten years, far beyond any real hold, and far enough from
+     * the nanosecond clock's range that a deadline computed from it can never wrap around.
+     */
+    public static final Duration MAX_LEASE = Duration.ofDays(3650);
+
+    /** The accepted form of a lease, as printed in error messages. */
+    public static final String LEASE_RANGE = "a duration from 1ms to 3650d (counted in whole milliseconds) such as"
+            + " 250ms, 2s, 5m, 1h or PT2S";
+
+    /**
+     * The longest wait for a lock or semaphore permit: ten years, so that the deadline, the start on the
+     * nanosecond clock plus the wait, can never wrap around to a time already past.
+     */
+    public static final Duration MAX_WAIT = Duration.ofDays(3650);
+
+    /** The accepted form of a maximum wait, as printed in error messages. */
+    public static final String WAIT_RANGE = "0 (try once) or a duration up to 3650d such as 250ms, 2s, 5m, 1h or PT2S";
 
     private static final Pattern SIMPLE = Pattern.compile("(\\d{1,19})(ms|s|m|h|d)");
 
@@ -49,18 +67,31 @@ public final class Durations {
     }
 
     /**
-     * Parses a duration that may be zero, for maximum waits where {@code 0} means "try once". A bare
-     * {@code 0} is accepted without a unit.
+     * Parses the lease of a lock or semaphore permit: {@link #MIN_LEASE} to {@link #MAX_LEASE}. A lease below
+     * one millisecond would be 0 ms in Redis, and every acquisition would fail at run time.
      *
-     * @throws SluiceConfigException when the value is not a duration, is negative, or is too long
+     * @throws SluiceConfigException naming the key, the value and {@link #LEASE_RANGE} otherwise
      */
-    public static Duration parseNonNegative(String key, String value) {
+    public static Duration parseLease(String key, String value) {
+        Duration d = parseChecked(key, value, LEASE_RANGE);
+        if (d == null || d.compareTo(MIN_LEASE) < 0 || d.compareTo(MAX_LEASE) > 0) {
+            throw ConfigProblems.invalid(key, value, LEASE_RANGE);
+        }
+        return d;
+    }
+
+    /**
+     * Parses the maximum wait for a lock or semaphore permit: zero ("try once") to {@link #MAX_WAIT}.
+     *
+     * @throws SluiceConfigException naming the key, the value and {@link #WAIT_RANGE} otherwise
+     */
+    public static Duration parseWait(String key, String value) {
         if (value != null && value.trim().equals("0")) {
             return Duration.ZERO;
         }
-        Duration d = parseChecked(key, value, EXPECTED_NON_NEGATIVE);
-        if (d == null || d.isNegative()) {
-            throw ConfigProblems.invalid(key, value, EXPECTED_NON_NEGATIVE);
+        Duration d = parseChecked(key, value, WAIT_RANGE);
+        if (d == null || d.isNegative() || d.compareTo(MAX_WAIT) > 0) {
+            throw ConfigProblems.invalid(key, value, WAIT_RANGE);
         }
         return d;
     }

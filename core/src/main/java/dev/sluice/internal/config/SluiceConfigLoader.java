@@ -212,8 +212,8 @@ public final class SluiceConfigLoader {
         String leaseKey = prefix + "lease";
         String maxWaitKey = prefix + "max-wait";
         String permitsKey = prefix + "permits";
-        Optional<Duration> lease = source.get(leaseKey).map(v -> Durations.parse(leaseKey, v));
-        Optional<Duration> maxWait = source.get(maxWaitKey).map(v -> Durations.parseNonNegative(maxWaitKey, v));
+        Optional<Duration> lease = source.get(leaseKey).map(v -> Durations.parseLease(leaseKey, v));
+        Optional<Duration> maxWait = source.get(maxWaitKey).map(v -> Durations.parseWait(maxWaitKey, v));
         Optional<Integer> permits = semaphore
                 ? source.get(permitsKey).map(v -> Values.wholeInt(permitsKey, v, 1))
                 : Optional.empty();

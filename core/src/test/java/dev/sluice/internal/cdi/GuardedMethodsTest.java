@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -119,6 +120,37 @@ class GuardedMethodsTest {
         assertThatThrownBy(() -> deployed(Map.of()).lock(SalesInvoices.class, RENDER))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("Invoices#render()");
+    }
+
+    @Test
+    void aLeaseBelowOneMillisecondFailsTheDeploymentOnTheAnnotationAndOnEveryOverride() {
+        @SuppressWarnings("unused")
+        class Hasty {
+            @Locked(key = "x", lease = "PT0.0005S")
+            public void lock() {
+            }
+
+            @Bounded(value = "hasty", lease = "PT0.0009S")
+            public void bound() {
+            }
+        }
+        Method lock = method(Hasty.class, "lock");
+        Method bound = method(Hasty.class, "bound");
+        assertThat(new GuardedMethods.Builder().add(Hasty.class, lock, lock.getAnnotation(Locked.class), null))
+                .singleElement().extracting(Throwable::getMessage).asString()
+                .startsWith("Invalid @Locked.lease on ").contains("PT0.0005S").contains("from 1ms to 3650d");
+        assertThat(new GuardedMethods.Builder().add(Hasty.class, bound, null, bound.getAnnotation(Bounded.class)))
+                .singleElement().extracting(Throwable::getMessage).asString()
+                .startsWith("Invalid @Bounded.lease on ").contains("PT0.0009S").contains("from 1ms to 3650d");
+
+        for (String key : List.of("sluice.lock.SalesInvoices.pay.lease", "sluice.semaphore.pdf.lease")) {
+            assertThatThrownBy(() -> deployed(Map.of(key, "PT0.0005S"))).as(key)
+                    .isInstanceOf(SluiceConfigException.class)
+                    .hasMessageContaining(key).hasMessageContaining("PT0.0005S").hasMessageContaining("from 1ms to 3650d");
+            assertThatThrownBy(() -> deployed(Map.of(key, "3651d"))).as(key).hasMessageContaining("3651d");
+        }
+        assertThat(deployed(Map.of("sluice.lock.SalesInvoices.pay.lease", "1ms",
+                "sluice.semaphore.pdf.lease", "3650d"))).isNotNull();
     }
 
     @Test

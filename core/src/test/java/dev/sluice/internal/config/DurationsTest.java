@@ -66,15 +66,26 @@ class DurationsTest {
 
     @Test
     void maxWaitAcceptsZeroAsTryOnce() {
-        assertThat(Durations.parseNonNegative(KEY, "0")).isZero();
-        assertThat(Durations.parseNonNegative(KEY, "0ms")).isZero();
-        assertThat(Durations.parseNonNegative(KEY, "PT0S")).isZero();
-        assertThat(Durations.parseNonNegative(KEY, "10s")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(Durations.parseWait(KEY, "0")).isZero();
+        assertThat(Durations.parseWait(KEY, "0ms")).isZero();
+        assertThat(Durations.parseWait(KEY, "PT0S")).isZero();
+        assertThat(Durations.parseWait(KEY, "10s")).isEqualTo(Duration.ofSeconds(10));
     }
 
     @Test
     void maxWaitRejectsNegativeDuration() {
-        String message = rejects(() -> Durations.parseNonNegative(KEY, "-1s"), KEY, "\"-1s\"");
+        String message = rejects(() -> Durations.parseWait(KEY, "-1s"), KEY, "\"-1s\"");
         assertThat(message).contains("0 (try once)");
+    }
+
+    @Test
+    void leasesAndWaitsHaveRangesThatWorkAtRunTime() {
+        assertThat(rejects(() -> Durations.parseLease(KEY, "PT0.0005S"), KEY, "\"PT0.0005S\""))
+                .as("0 ms in Redis").contains("from 1ms to 3650d");
+        assertThat(Durations.parseLease(KEY, "PT0.001S")).isEqualTo(Duration.ofMillis(1));
+        assertThat(rejects(() -> Durations.parseLease(KEY, "0"), KEY, "\"0\"")).contains("from 1ms to 3650d");
+        assertThat(rejects(() -> Durations.parseWait(KEY, "100000d"), KEY, "\"100000d\""))
+                .as("a deadline past the nanosecond clock's range").contains("up to 3650d");
+        assertThat(Durations.parseWait(KEY, "3650d")).isEqualTo(Duration.ofDays(3650));
     }
 }

@@ -52,7 +52,24 @@ class NumericKeyBoundsTest {
                 arguments("sluice.redis.timeout", NONE, "1ms", Duration.ofMillis(1), maxMillis + "ms",
                         Duration.ofMillis(maxMillis), "PT0.000999S", (maxMillis + 1) + "ms", timeout),
                 arguments("sluice.redis.pool.max-wait", NONE, "1ms", Duration.ofMillis(1), maxMillis + "ms",
-                        Duration.ofMillis(maxMillis), "PT0.000999S", (maxMillis + 1) + "ms", maxWait));
+                        Duration.ofMillis(maxMillis), "PT0.000999S", (maxMillis + 1) + "ms", maxWait),
+                arguments("sluice.lock.x.lease", NONE, "1ms", Duration.ofMillis(1), "3650d", Duration.ofDays(3650),
+                        "PT0.0005S", "3651d", (Function<SluiceConfig, Object>) c -> c.lock("x").lease().orElseThrow()),
+                arguments("sluice.semaphore.x.lease", NONE, "1ms", Duration.ofMillis(1), "3650d",
+                        Duration.ofDays(3650), "PT0.000999S", "PT87600H0.001S",
+                        (Function<SluiceConfig, Object>) c -> c.semaphore("x").lease().orElseThrow()),
+                arguments("sluice.lock.x.max-wait", NONE, "0", Duration.ZERO, "3650d", Duration.ofDays(3650),
+                        "-PT0.001S", "3651d",
+                        (Function<SluiceConfig, Object>) c -> c.lock("x").maxWait().orElseThrow()),
+                arguments("sluice.semaphore.x.max-wait", NONE, "0", Duration.ZERO, "3650d", Duration.ofDays(3650),
+                        "-PT0.001S", "3651d",
+                        (Function<SluiceConfig, Object>) c -> c.semaphore("x").maxWait().orElseThrow()),
+                arguments("sluice.limit.api.concurrency-lease", Map.of("sluice.limit.api.concurrency", "1"), "100ms",
+                        100L, "1d", 86_400_000L, "PT0.0999S", "86400001ms",
+                        (Function<SluiceConfig, Object>) c -> c.policy("api").orElseThrow().concurrencyLeaseMillis()),
+                arguments("sluice.config.refresh", NONE, "100ms", Duration.ofMillis(100), "106751d",
+                        Duration.ofDays(106751), "PT0.0999S", "106752d",
+                        (Function<SluiceConfig, Object>) SluiceConfig::configRefresh));
     }
 
     @ParameterizedTest(name = "{0}")
