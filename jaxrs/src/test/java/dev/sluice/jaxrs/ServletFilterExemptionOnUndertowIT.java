@@ -68,7 +68,7 @@ class ServletFilterExemptionOnUndertowIT {
     private Undertow server;
     private URI base;
 
-    private void deploy(AuthenticationMode mode) throws ServletException {
+    private void deploy(AuthenticationMode mode, String... initParams) throws ServletException {
         DeploymentInfo info = Servlets.deployment()
                 .setClassLoader(ServletFilterExemptionOnUndertowIT.class.getClassLoader())
                 .setContextPath("/")
@@ -86,6 +86,9 @@ class ServletFilterExemptionOnUndertowIT {
                 .addInitParameter("sluice.limit.staff.rate", LIMIT + "/1h")
                 .addInitParameter("sluice.limit.staff.paths", "/secure/*,/open/*")
                 .addInitParameter("sluice.limit.staff.exempt", "role:ops, principal:monitor");
+        for (int i = 0; i < initParams.length; i += 2) {
+            info.addInitParameter(initParams[i], initParams[i + 1]);
+        }
         manager = Servlets.newContainer().addDeployment(info);
         manager.deploy();
         server = Undertow.builder().addHttpListener(0, "127.0.0.1").setHandler(manager.start()).build();
@@ -110,6 +113,29 @@ class ServletFilterExemptionOnUndertowIT {
                     .encodeToString((user + ":secret").getBytes(StandardCharsets.UTF_8)));
         }
         return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> forwarded(String path, String... lines) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path));
+        for (String line : lines) {
+            request.header("Forwarded", line);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aMalformedForwardedHeaderNeverEarnsTheTrustedProxysExemption() throws Exception {
+        deploy(AuthenticationMode.PRO_ACTIVE, "sluice.trusted-proxies", "127.0.0.1",
+                "sluice.forwarding-header", "forwarded", "sluice.limit.staff.exempt", "127.0.0.0/8");
+        // the client's unterminated quote, then the element its proxy appended
+        assertThat(assertAllowed(forwarded("open/page", "for=\"x", "for=198.51.100.1"), "staff", LIMIT, HOUR)
+                .remaining()).isEqualTo(LIMIT - 1);
+        assertThat(REDIS.admin().exists("sluice:rl:{staff:198.51.100.1}")).isTrue();
+        // a proxy that names no client: keyed by the proxy, not exempt by its network
+        assertThat(assertAllowed(forwarded("open/page", "for=unknown"), "staff", LIMIT, HOUR).remaining())
+                .isEqualTo(LIMIT - 1);
+        assertThat(bucketExists()).isTrue();
+        assertNoRateLimitHeaders(get("open/page", null));
     }
 
     private static boolean bucketExists() {
