@@ -41,6 +41,13 @@ public final class RateLimitEngine {
             }
         }
 
+        /** Shows the key only as a log line may ({@link LoggedKeys}): a message must not carry an API key. */
+        @Override
+        public String toString() {
+            return "LimitCall[policy=" + policy.name() + ", key=" + LoggedKeys.of(policy.key().type(), rawKey)
+                    + ", cost=" + cost + ", mode=" + mode + ", permitId=" + permitId + "]";
+        }
+
         /** A rate call in {@code mode}. */
         public LimitCall(PolicyConfig policy, String rawKey, long cost, ChargeMode mode) {
             this(policy, rawKey, cost, mode, null);

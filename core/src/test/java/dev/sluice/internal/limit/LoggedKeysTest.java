@@ -37,4 +37,15 @@ class LoggedKeysTest {
         assertThat(LoggedKeys.of(KeySpec.Type.PRINCIPAL, "user:a\r\nb")).as("never a line break")
                 .doesNotContain("\n").startsWith("#");
     }
+
+    @Test
+    void aLimitCallPrintsItsKeyOnlyAsALogLineMayShowIt() {
+        dev.sluice.internal.config.PolicyConfig api = dev.sluice.internal.config.SluiceConfigLoader.load(
+                dev.sluice.internal.config.ConfigSources.of(java.util.Map.of("sluice.limit.api.rate", "5/1m",
+                        "sluice.limit.api.key", "header:X-Api-Key"))).policies().get("api");
+
+        String printed = new RateLimitEngine.LimitCall(api, "h:sk_live_secret", 1).toString();
+
+        assertThat(printed).doesNotContain("sk_live_secret").contains("api").containsPattern("h:" + TAG);
+    }
 }
