@@ -34,16 +34,23 @@
 -- configuration keeps capacity * interval_units + units_per_us within 2^52, so every number here is an integer
 -- that Lua's doubles hold exactly (sums of two included). Absolute times stay whole microseconds (TIME).
 --
--- Stored value: the TAT in whole microseconds ("1795000000123456"); with a remainder in units (only when the
--- interval is not a whole number of microseconds), the TAT followed by the remainder in exactly three digits,
--- one 19-digit integer ("1795000000123456004" for 4 units) when the bucket's units_per_us is at most 1000 (every
--- rate of at most 1000 tokens per period, and most others), else the TAT, ':' and the remainder
--- ("1795000000123456:4567"). So Redis keeps a bucket as an integer, its smallest encoding, whatever its rate,
--- but for the rare rate of more than 1000 units per microsecond. A value of 19 digits or more is the first
--- form (a TAT of whole microseconds has 16 until the year 2286); it is split as a string, since Lua's doubles
--- lose digits beyond 2^53. Anything else under the key (another type, another tool's text) counts as an absent
--- bucket, read with MGET, which answers nil for a key of another type instead of failing; the next charge
--- overwrites it.
+-- Stored value: one integer, so that Redis keeps every bucket in its smallest encoding whatever its rate:
+--   the TAT in whole microseconds ("1795000000123456") when there is no remainder in units (always when the
+--   interval is a whole number of microseconds);
+--   for a bucket of at most 1000 units per µs with a remainder, the TAT followed by the remainder in exactly
+--   three digits, 19 digits in all ("1795000000123456004" for 4 units);
+--   for a bucket of more than 1000 units per µs (9999/1s: 1/9999 µs), which an absolute TAT leaves no room for,
+--   18 digits: the digit 13 - d, the TAT modulo 10^m µs in m digits, and the remainder in d digits, d being the
+--   digits of units_per_us - 1 (4 to 12) and m = 17 - d ("9" .. "0000123456789" .. "0042" for d = 4). The TAT
+--   is the one instant with those last m digits within 10^m / 2 µs of now: a bucket is never more than a full
+--   bucket ahead, and since capacity * interval_units stays within 2^52, a full bucket of such a rate spans less
+--   than 4.5 * 10^(16 - d) µs, under half of 10^m;
+--   for more than 10^12 units per µs, the TAT, ':' and the remainder ("1795000000123456:4567").
+-- A value of 19 digits or more is the second form (a TAT of whole microseconds has 16 until the year 2286), one
+-- of 18 digits the third; both are split as strings, since Lua's doubles lose digits beyond 2^53. Each form is
+-- read whatever the bucket's rate is now (a limit changed by a redeployment reads its old bucket). Anything else
+-- under the key (another type, another tool's text) counts as an absent bucket, read with MGET, which answers nil
+-- for a key of another type instead of failing; the next charge overwrites it.
 --
 -- This is the script's wire format; GcraProtocol.java writes the arguments and reads the reply, and a
 -- replacement script (sluice.script.gcra) must keep it. Malformed arguments are answered with an error reply.
@@ -66,11 +73,29 @@ end
 local now = clock()
 local now_ms = math.floor(now / 1000)
 
+-- For a bucket of more than 1000 units per µs (see above): the digits of its remainder and of its TAT's modulus.
+local function fine_digits(units)
+  local d = #string.format('%.0f', units - 1)
+  return d, 17 - d
+end
+
 -- A stored value's TAT: whole microseconds and the remainder in units (see above); nil for a value this script
 -- did not write.
 local function tat_of(value)
   local micros = tonumber(value)
   if micros then
+    if #value == 18 and string.find(value, '^[1-9]%d+$') then -- the form of more than 1000 units per µs
+      local d = 13 - (string.byte(value, 1) - 48)
+      local m = 17 - d
+      local modulus = 10 ^ m
+      local tat = now - math.fmod(now, modulus) + tonumber(string.sub(value, 2, 1 + m))
+      if tat - now > modulus / 2 then
+        tat = tat - modulus
+      elseif now - tat > modulus / 2 then
+        tat = tat + modulus
+      end
+      return tat, tonumber(string.sub(value, 2 + m))
+    end
     if micros >= 1e18 and #value >= 19 and string.find(value, '^%d+$') then
       return tonumber(string.sub(value, 1, -4)), tonumber(string.sub(value, -3))
     end
@@ -145,11 +170,18 @@ end
 local function store(key, ahead, units)
   local micros = floor_div(ahead, units)
   local rem = ahead - micros * units
-  local value = string.format('%.0f', now + micros)
-  if rem > 0 and units <= 1000 then
-    value = value .. string.format('%03d', rem)
-  elseif rem > 0 then
-    value = value .. ':' .. string.format('%.0f', rem)
+  local value
+  local d, m = fine_digits(units)
+  if units > 1000 and d <= 12 then
+    value = (13 - d) .. string.format('%0' .. m .. '.0f', math.fmod(now + micros, 10 ^ m))
+        .. string.format('%0' .. d .. '.0f', rem)
+  else
+    value = string.format('%.0f', now + micros)
+    if rem > 0 and units <= 1000 then
+      value = value .. string.format('%03d', rem)
+    elseif rem > 0 then
+      value = value .. ':' .. string.format('%.0f', rem)
+    end
   end
   redis.call('SET', key, value, 'PX', math.ceil(ceil_div(ahead, units) / 1000))
 end

@@ -244,13 +244,39 @@ class RedisRateLimitEngineIT {
         assertThat(REDIS.admin().get(key)).as("rewritten in the integer form").matches("\\d{19}");
     }
 
-    /** More than 1000 units per microsecond (1001/1h) do not fit one integer: the remainder follows a ':'. */
+    /**
+     * More than 1000 units per microsecond (1001/1h, 9999/1s, 999999/1s): the remainder needs more digits than
+     * an absolute TAT leaves in a 64-bit integer, yet the bucket is an integer of the same size as any other
+     * ({@code GcraDifferentialIT} checks that such buckets decide exactly as the Java twin does).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"1001, PT1H", "9999, PT1S", "999999, PT1S"})
+    void aRateOfMoreThanAThousandUnitsPerMicrosecondIsAnIntegerToo(int tokens, Duration period) {
+        PolicyConfig fine = policy("ab", tokens, period);
+        PolicyConfig whole = policy("cd", 5, Duration.ofMinutes(1));
+        assertThat(fine.bandwidths().get(0).unitsPerMicro()).isGreaterThan(1000);
+        String key = engine.bucketKey("ab", "203.0.113.77");
+        String integral = engine.bucketKey("cd", "203.0.113.77");
+        REDIS.admin().del(key, integral);
+        // half the bucket, so that it stays in Redis for half a period (a token of 9999/1s is 100 µs)
+        assertThat(engine.decide(fine, "203.0.113.77", tokens / 2).allowed()).isTrue();
+        engine.decide(whole, "203.0.113.77", 1);
+        assertThat(REDIS.admin().objectEncoding(key)).as(REDIS.admin().get(key)).isEqualTo("int");
+        assertThat(REDIS.admin().memoryUsage(key)).isEqualTo(REDIS.admin().memoryUsage(integral));
+    }
+
+    /** A bucket of such a rate written as the TAT, ':' and the remainder is read exactly, and rewritten. */
     @Test
-    void aRateOfMoreThanAThousandUnitsPerMicrosecondKeepsItsRemainderAfterAColon() {
+    void aFineRateBucketWithItsRemainderAfterAColonIsReadExactly() {
         PolicyConfig fine = policy("ab", 1001, Duration.ofHours(1));
-        assertThat(fine.bandwidths().get(0).unitsPerMicro()).isEqualTo(1001);
-        engine.decide(fine, "k", 1);
-        assertThat(REDIS.admin().get(engine.bucketKey("ab", "k"))).matches("\\d{16}:\\d{1,4}");
-        assertThat(engine.decide(fine, "k", 1).remaining()).isEqualTo(999);
+        String key = engine.bucketKey("ab", "colon");
+        REDIS.admin().del(key);
+        engine.decide(fine, "colon", 1);
+        long ttl = REDIS.admin().pttl(key);
+        // one token taken: the TAT is one interval (3,600,000,000 / 1001 µs = 3,596,403 µs and 597/1001) ahead
+        long now = (Long) REDIS.admin().eval("local t = redis.call('TIME') return t[1] * 1000000 + t[2]");
+        REDIS.admin().psetex(key, ttl, (now + 3_596_403) + ":597");
+        assertThat(engine.decide(fine, "colon", 1).remaining()).isEqualTo(999);
+        assertThat(REDIS.admin().objectEncoding(key)).isEqualTo("int");
     }
 }
