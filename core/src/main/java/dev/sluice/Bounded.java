@@ -15,7 +15,8 @@ import java.lang.annotation.Target;
  * sharing the Redis, guarded by the distributed semaphore {@link #value()}.
  *
  * <p>Runs at {@code Interceptor.Priority.PLATFORM_BEFORE + 100}, inside {@code @Locked} ({@code + 90}) and outside
- * {@code @Transactional}. When no
+ * {@code @Transactional}; a transaction still running when the method returns (an EJB's, the caller's) returns
+ * the permit when it commits or rolls back. When no
  * permit is free within {@link #maxWait()} (or Redis is unreachable) the method does not run and
  * {@link PermitNotAcquiredException} is thrown; when the permit's lease was lost while the method ran,
  * {@link LockLostException} is thrown after it. Invalid values fail deployment with

@@ -46,6 +46,12 @@ public interface LockHandle extends AutoCloseable {
      * twice has no further effect. When Redis cannot be reached, a warning is logged and the lock expires
      * after its lease.
      *
+     * <p>When a JTA transaction runs on the closing thread, the release waits for it: the lock is released once
+     * the transaction has committed or rolled back, because what was written under the lock is not visible
+     * before the commit. Until then the thread can enter the lock again, and its lease is renewed; a lease
+     * found lost before the commit rolls the transaction back. Without JTA, or outside a transaction, the lock
+     * is released here.
+     *
      * @throws LockLostException when the outermost handle finds the lease already lost; the other owner's
      *                           lock is untouched. Inner handles do not throw: check {@link #isHeld()}.
      */

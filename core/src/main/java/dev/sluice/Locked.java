@@ -14,8 +14,9 @@ import java.lang.annotation.Target;
  * Runs the annotated CDI bean method while holding a distributed lock on the rendered {@link #key()}.
  *
  * <p>The interceptor runs at {@code Interceptor.Priority.PLATFORM_BEFORE + 90}, outside {@code @Bounded}
- * ({@code + 100}: a caller waiting for the lock holds no permit) and {@code @Transactional}, so the lock is
- * released after the transaction commits. Reentrant for the
+ * ({@code + 100}: a caller waiting for the lock holds no permit) and {@code @Transactional}. A transaction
+ * still running when the method returns (an EJB's container-managed one, the caller's) is waited for: the lock
+ * is released after it commits or rolls back. Reentrant for the
  * same thread; the lease is renewed while the method runs. Enabled application-wide without
  * {@code beans.xml} changes. On a type, it applies to every business method; on a method, it wins over
  * the type's.

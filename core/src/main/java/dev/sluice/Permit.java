@@ -13,7 +13,10 @@ public interface Permit extends AutoCloseable {
     boolean isHeld();
 
     /**
-     * Returns the permit.
+     * Returns the permit; closing twice has no further effect. When a JTA transaction runs on the closing thread,
+     * the permit is returned once that transaction has committed or rolled back (renewed until then; a lease
+     * found lost before the commit rolls the transaction back), so that no more transactions than permits are
+     * uncommitted at once.
      *
      * @throws LockLostException when the lease had already expired and the permit was reclaimed
      */

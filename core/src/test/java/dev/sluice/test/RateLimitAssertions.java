@@ -97,14 +97,17 @@ public final class RateLimitAssertions {
 
     /**
      * Asserts the answer of {@code sluice.on-redis-failure=deny} while Redis is unreachable: 503, a
-     * {@code Retry-After} of at least 1 second, and a problem body with status 503.
+     * {@code Retry-After} of at least 1 second, and a problem body with status 503 whose detail says that the
+     * store cannot be reached.
      *
      * @return the {@code Retry-After} seconds
      */
     public static long assertServiceUnavailable(HttpResponse<String> response) {
         check(response, response.statusCode() == 503, "expected status 503, got " + response.statusCode());
         long retryAfter = retryAfterSeconds(response);
-        assertProblem(response, 503);
+        Map<String, Object> problem = assertProblem(response, 503);
+        check(response, String.valueOf(problem.get("detail")).contains("cannot be reached"),
+                "problem detail does not say that the store cannot be reached");
         return retryAfter;
     }
 

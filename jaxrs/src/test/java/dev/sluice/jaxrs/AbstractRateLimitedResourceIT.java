@@ -195,18 +195,20 @@ abstract class AbstractRateLimitedResourceIT {
                 .properties(settings()));
 
         HttpResponse<String> lock = get("throws/lock");
-        assertThat(RateLimitAssertions.assertProblem(lock, 503)).containsEntry("retryAfter", 1L);
+        assertThat(RateLimitAssertions.assertProblem(lock, 503)).containsEntry("retryAfter", 1L)
+                .containsEntry("detail", "A resource this request needs is busy; retry after 1 second.");
         assertThat(lock.headers().firstValue("Retry-After")).contains("1");
         assertThat(lock.body()).as("no lock key in the body").doesNotContain("secret");
 
         HttpResponse<String> permit = get("throws/permit");
-        RateLimitAssertions.assertProblem(permit, 503);
+        assertThat((String) RateLimitAssertions.assertProblem(permit, 503).get("detail"))
+                .as("Redis unreachable, not busy").contains("cannot be reached").doesNotContain("busy");
         assertThat(permit.headers().firstValue("Retry-After")).as("until the breaker tries Redis again").contains("3");
 
         assertTooManyRequests(get("throws/rate"), "export", 5, 60);
 
         HttpResponse<String> lost = get("throws/lost");
-        RateLimitAssertions.assertProblem(lost, 500);
+        assertThat((String) RateLimitAssertions.assertProblem(lost, 500).get("detail")).contains("lock").contains("lost");
         assertThat(lost.body()).doesNotContain("secret").doesNotContain("fencing");
     }
 

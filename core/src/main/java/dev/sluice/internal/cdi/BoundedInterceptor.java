@@ -15,7 +15,8 @@ import java.lang.reflect.Method;
 
 /**
  * Runs a {@code @Bounded} method while holding a permit of its distributed semaphore, outside
- * {@code @Transactional} like {@link LockedInterceptor}. The method does not run without a permit; a permit
+ * {@code @Transactional} like {@link LockedInterceptor}; a transaction still running when the method returns
+ * returns the permit when it completes. The method does not run without a permit; a permit
  * whose lease was lost while the method ran is reported with {@link LockLostException} after it returns
  * (attached as suppressed when the method threw).
  */

@@ -17,8 +17,10 @@ import java.lang.reflect.Method;
 /**
  * Runs a {@code @Locked} method while holding its distributed lock. At {@code PLATFORM_BEFORE + 90} it wraps
  * {@code @Bounded} ({@code + 100}; a caller waiting for a busy key holds no permit) and {@code @Transactional}
- * ({@code PLATFORM_BEFORE + 200}), so the transaction commits before the lock is released. The method does not run unless the lock was acquired; a lease lost while it ran is
- * reported after it returns, as {@link Locked#onLost()} says.
+ * ({@code PLATFORM_BEFORE + 200}). A transaction that is still running when the method returns (an EJB's
+ * container-managed one, a caller's) releases the lock when it completes, through the lock handle's close
+ * ({@link dev.sluice.internal.tx.Transactions}). The method does not run unless the lock was acquired; a lease
+ * lost while it ran is reported after it returns, as {@link Locked#onLost()} says.
  */
 @Locked
 @Interceptor
@@ -53,7 +55,9 @@ public class LockedInterceptor {
             if (policy.onLost() == Locked.OnLost.THROW) {
                 throw lost;
             }
-            LOG.log(Level.WARNING, "Sluice: " + lost.getMessage() + " (in " + policy.name() + ", onLost=LOG)");
+            // The loss itself was warned about once, when it was found.
+            LOG.log(Level.INFO, "Sluice: " + policy.name() + " returned its result although its lock was lost "
+                    + "(onLost=LOG): " + lost.getMessage());
         }
         return result;
     }

@@ -21,10 +21,11 @@ import java.util.List;
  *       quota-exceeded body, exactly as a filter's refusal;</li>
  *   <li>{@link LockNotAcquiredException}, {@link PermitNotAcquiredException}: 503 with {@code Retry-After}
  *       (1 second, or until the circuit breaker tries Redis again when it skipped it) and a body that names
- *       neither key nor semaphore;</li>
+ *       neither key nor semaphore and says whether the resource was busy or Redis could not be reached;</li>
  *   <li>{@link StoreUnavailableException} (the programmatic limiter with {@code on-redis-failure=deny}): 503
  *       with {@code Retry-After}, as the filters answer;</li>
- *   <li>{@link LockLostException} and any other Sluice exception: 500 with a body that tells no internals.</li>
+ *   <li>{@link LockLostException}: 500 with a body that says a lock or permit was lost (neither key nor name);</li>
+ *   <li>any other Sluice exception: 500 with a body that tells no internals.</li>
  * </ul>
  */
 public final class ExceptionResponses {
@@ -49,7 +50,7 @@ public final class ExceptionResponses {
             return new Answer(503, List.of(RateLimitHeaders.retryAfter(seconds)),
                     ProblemDetails.serviceUnavailable(seconds));
         }
-        return lost();
+        return e instanceof LockLostException ? lost() : new Answer(500, List.of(), ProblemDetails.internalError());
     }
 
     public static Answer rateLimited(RateLimitExceededException e, HeaderMode mode) {
@@ -57,12 +58,17 @@ public final class ExceptionResponses {
         return new Answer(429, RateLimitHeaders.denied(decisions, mode), ProblemDetails.tooManyRequests(decisions));
     }
 
-    /** For {@link LockNotAcquiredException} and {@link PermitNotAcquiredException}. */
+    /**
+     * For {@link LockNotAcquiredException} and {@link PermitNotAcquiredException}: busy, or, when the cause is a
+     * {@link StoreUnavailableException}, the store cannot be reached.
+     */
     public static Answer busy(SluiceException e) {
-        long seconds = e.getCause() instanceof StoreUnavailableException unavailable ? retryAfterSeconds(unavailable) : 1;
+        boolean unreachable = e.getCause() instanceof StoreUnavailableException;
+        long seconds = unreachable ? retryAfterSeconds((StoreUnavailableException) e.getCause()) : 1;
         List<RateLimitHeaders.Header> headers = new ArrayList<>(1);
         headers.add(RateLimitHeaders.retryAfter(seconds));
-        return new Answer(503, headers, ProblemDetails.busy(seconds));
+        return new Answer(503, headers, unreachable ? ProblemDetails.lockStoreUnreachable(seconds)
+                : ProblemDetails.busy(seconds));
     }
 
     private static long retryAfterSeconds(StoreUnavailableException e) {

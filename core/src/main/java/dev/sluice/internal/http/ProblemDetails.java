@@ -60,30 +60,45 @@ public record ProblemDetails(String type, String title, int status, String detai
 
     /** The body of a 503 answered because the rate-limit store cannot be reached. */
     public static ProblemDetails serviceUnavailable(long retryAfterSeconds) {
-        return new ProblemDetails("about:blank", "Service Unavailable", 503,
-                "Rate limits cannot be checked right now; retry after " + retryAfterSeconds
-                        + (retryAfterSeconds == 1 ? " second." : " seconds."),
-                null, List.of(), retryAfterSeconds);
+        return unavailable("The store that rate limits are checked against cannot be reached", retryAfterSeconds);
     }
 
     /**
-     * The body of a 503 for a lock or permit not acquired within its wait (or Redis unreachable for it). It
-     * names neither the lock key nor the semaphore, which may carry request data.
+     * The body of a 503 for a lock or permit not acquired within its wait. It names neither the lock key nor the
+     * semaphore, which may carry request data.
      */
     public static ProblemDetails busy(long retryAfterSeconds) {
-        return new ProblemDetails("about:blank", "Service Unavailable", 503,
-                "A resource this request needs is busy; retry after " + retryAfterSeconds
-                        + (retryAfterSeconds == 1 ? " second." : " seconds."),
-                null, List.of(), retryAfterSeconds);
+        return unavailable("A resource this request needs is busy", retryAfterSeconds);
+    }
+
+    /** The body of a 503 for a lock or permit not acquired because its store cannot be reached. */
+    public static ProblemDetails lockStoreUnreachable(long retryAfterSeconds) {
+        return unavailable("The store that coordinates a resource this request needs cannot be reached",
+                retryAfterSeconds);
+    }
+
+    private static ProblemDetails unavailable(String what, long retryAfterSeconds) {
+        return new ProblemDetails("about:blank", "Service Unavailable", 503, what + "; retry after "
+                + retryAfterSeconds + (retryAfterSeconds == 1 ? " second." : " seconds."), null, List.of(),
+                retryAfterSeconds);
     }
 
     /**
      * The body of a 500 for a lock or permit lost while its holder ran: the work may have overlapped with
-     * another holder's, which is the server's problem, not the client's; no internals are told.
+     * another holder's, which is the server's problem, not the client's; neither key nor name is told.
      */
     public static ProblemDetails lost() {
-        return new ProblemDetails("about:blank", "Internal Server Error", 500,
-                "The request could not be completed safely.", null, List.of(), -1);
+        return internalError("The request could not be completed safely: a lock or permit it held was lost while "
+                + "it ran.");
+    }
+
+    /** The body of a 500 for any other Sluice exception: no internals are told. */
+    public static ProblemDetails internalError() {
+        return internalError("The request could not be completed.");
+    }
+
+    private static ProblemDetails internalError(String detail) {
+        return new ProblemDetails("about:blank", "Internal Server Error", 500, detail, null, List.of(), -1);
     }
 
     /** The JSON text. */

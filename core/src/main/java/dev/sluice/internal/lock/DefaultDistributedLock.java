@@ -6,6 +6,7 @@ import dev.sluice.LockNotAcquiredException;
 import dev.sluice.SluiceException;
 import dev.sluice.internal.metrics.GuardMetrics;
 
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -14,6 +15,8 @@ import java.util.Optional;
  * local gate, then attempts on the store ({@link Contention}). Thread-safe.
  */
 final class DefaultDistributedLock extends Guard<LockHandle> implements DistributedLock {
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
 
     private final String key;
 
@@ -117,7 +120,11 @@ final class DefaultDistributedLock extends Guard<LockHandle> implements Distribu
             long acquiredAt = service.clock.getAsLong();
             metrics.acquired(acquiredAt - started);
             Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, service.lockStore::validityMillis,
-                    metrics::leaseLost);
+                    why -> {
+                        metrics.leaseLost();
+                        LOG.log(Level.WARNING, "Sluice: lock '" + key + "' (fencing token " + fencingToken
+                                + ") lost its lease: " + why + "; another holder may have overlapped with this one");
+                    });
             LockHold hold = new LockHold(service, DefaultDistributedLock.this, holdKey, owner, fencingToken, lease,
                     gate, acquiredAt);
             service.holds.put(holdKey, hold);

@@ -171,7 +171,11 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
         Permit hold(long grantedAtNanos) {
             long acquiredAt = service.clock.getAsLong();
             metrics.acquired(acquiredAt - started);
-            Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, m -> m, metrics::leaseLost);
+            Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, m -> m, why -> {
+                metrics.leaseLost();
+                LOG.log(Level.WARNING, "Sluice: a permit of semaphore '" + name + "' lost its lease: " + why
+                        + "; more than " + permits + " holders may have run at once");
+            });
             return new HeldPermit(permitId, lease, gate, grantedAtNanos, acquiredAt);
         }
     }
@@ -230,7 +234,7 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
             if (transaction != null && service.transactions.onCompletion(new Transactions.Completion() {
                 @Override
                 public boolean stillHeld() {
-                    return lease.isHeld();
+                    return lease.stillHeldAtCommit();
                 }
 
                 @Override
@@ -248,7 +252,8 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
             try {
                 returnPermit();
             } catch (LockLostException e) {
-                LOG.log(Level.WARNING, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
+                // Warned about once, by the lease; the transaction's own thread has moved on.
+                LOG.log(Level.DEBUG, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
                         + "' after its transaction", e);
@@ -257,17 +262,24 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
 
         /** Returns the permit in the store (or hands it to a thread of this JVM that waits), once. */
         private void returnPermit() {
+            if (!lease.isHeld()) {
+                lease.reportUnconfirmed(Lease.UNCONFIRMED);
+            }
             renewal.cancel();
             metrics.released(service.clock.getAsLong() - acquiredAtNanos);
             PermitGate.Turn next = gate.claimNext();
             boolean released;
+            RuntimeException unreachable = null;
             try {
                 released = service.store(describe(), () -> next == null
                         ? service.semaphoreStore.release(storeKey, permitId) : handOver(next));
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
-                        + "'; it is reclaimed after its lease", e);
                 released = lease.isHeld();
+                unreachable = e;
+                if (released) {
+                    LOG.log(Level.WARNING, "Sluice: could not return a permit of semaphore '" + name
+                            + "'; it is reclaimed after its lease", e);
+                }
             } finally {
                 if (next != null) {
                     next.contend(); // unless handOver granted it the permit; on any outcome, never left parked
@@ -275,7 +287,7 @@ final class DefaultDistributedSemaphore extends Guard<Permit> implements Distrib
                 service.leavePermitGate(storeKey, gate);
             }
             if (!released || lease.isLost()) {
-                lease.markLost();
+                lease.markLost(Lease.lostAtRelease(unreachable));
                 throw new LockLostException(name, "A permit of semaphore '" + name + "' had expired before it "
                         + "was returned; more than " + permits + " holders may have run at once");
             }

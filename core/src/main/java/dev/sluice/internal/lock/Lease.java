@@ -1,6 +1,7 @@
 package dev.sluice.internal.lock;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
@@ -18,8 +19,10 @@ final class Lease {
 
     private final LongSupplier clock;
     private final LongUnaryOperator validityMillis;
-    private final Runnable onLost;
+    private final Consumer<String> onLost;
     private final AtomicBoolean lost = new AtomicBoolean();
+    /** Whether {@code onLost} ran: once per lease, for a loss or a lease that could not be confirmed. */
+    private final AtomicBoolean reported = new AtomicBoolean();
     private volatile long millis;
     private volatile long heldUntilNanos;
 
@@ -29,9 +32,11 @@ final class Lease {
      * @param millis         the lease granted
      * @param validityMillis how long after the start of a successful store call setting a lease of {@code n}
      *                       ms the holder may count on it (the lease itself, or less for Redlock's drift)
-     * @param onLost         run once, by whichever thread first finds the lease lost (metrics)
+     * @param onLost         run once, by whichever thread first finds the lease lost (metrics, the one warning of
+     *                       the loss), with why it was found lost
      */
-    Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis, Runnable onLost) {
+    Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis,
+          Consumer<String> onLost) {
         this.clock = clock;
         this.validityMillis = validityMillis;
         this.onLost = onLost;
@@ -71,15 +76,65 @@ final class Lease {
         return set(millis, storeCall);
     }
 
+    /** With an {@code onLost} that is not told why (tests). */
+    Lease(LongSupplier clock, long startedNanos, long millis, LongUnaryOperator validityMillis, Runnable onLost) {
+        this(clock, startedNanos, millis, validityMillis, why -> onLost.run());
+    }
+
     /** The store reported the lease gone (expired or taken over). */
     void markLost() {
+        markLost(GONE);
+    }
+
+    /** Why a store call that set the lease found it gone. */
+    static final String GONE = "Redis no longer had it (it expired, or another owner took it)";
+
+    /** Why a release found the lease not confirmed (a watchdog that could not run, a renewal that hung). */
+    static final String UNCONFIRMED = "no renewal was confirmed for a whole lease before it was released";
+
+    /** Why a release found the lease lost: the store said so, or could not be reached once the lease had run out. */
+    static String lostAtRelease(RuntimeException unreachable) {
+        return unreachable == null ? "Redis no longer had it when it was released (it expired, or another owner "
+                + "took it)" : "Redis could not be reached to release it (" + unreachable + ") and no renewal was "
+                + "confirmed for a whole lease";
+    }
+
+    /** The lease is lost, for the reason given (for the log); only the first call counts. */
+    void markLost(String why) {
         if (lost.compareAndSet(false, true)) {
-            onLost.run();
+            report(why);
+        }
+    }
+
+    /**
+     * No renewal was confirmed for a whole lease: reported like a loss (once per lease, whichever comes first),
+     * but not marked lost, since it may still be alive in the store.
+     */
+    void reportUnconfirmed(String why) {
+        report(why);
+    }
+
+    private void report(String why) {
+        if (reported.compareAndSet(false, true)) {
+            onLost.accept(why);
         }
     }
 
     boolean isLost() {
         return lost.get();
+    }
+
+    /**
+     * Just before the commit of a transaction a release waits for: whether the lease is held; when it is not, that
+     * is reported (the transaction is rolled back: what it wrote may not have been written under the lock).
+     */
+    boolean stillHeldAtCommit() {
+        if (isHeld()) {
+            return true;
+        }
+        reportUnconfirmed("it was not confirmed held when its transaction was about to commit; the transaction "
+                + "is rolled back");
+        return false;
     }
 
     /** Held unless the store said otherwise or no renewal has been confirmed for a whole lease. */

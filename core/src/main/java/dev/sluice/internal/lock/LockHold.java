@@ -140,7 +140,8 @@ final class LockHold implements Watchdog.Renewable {
         try {
             release();
         } catch (LockLostException e) {
-            LOG.log(Level.WARNING, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
+            // Warned about once, by the lease; the transaction's own thread has moved on.
+            LOG.log(Level.DEBUG, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "' after its transaction", e);
         }
@@ -148,18 +149,26 @@ final class LockHold implements Watchdog.Renewable {
 
     /** Releases in the store, once, on the closing thread or on the thread that completed the transaction. */
     private void release() {
+        if (!lease.isHeld()) {
+            lease.reportUnconfirmed(Lease.UNCONFIRMED);
+        }
         service.holds.remove(holdKey, this);
         renewal.cancel();
         lock.metrics.released(service.clock.getAsLong() - acquiredAtNanos);
         LockService.Turn next = gate.claimNext();
         boolean unlocked;
+        RuntimeException unreachable = null;
         try {
             unlocked = service.store(describe(), () -> next == null ? service.lockStore.unlock(lock.storeKey, owner)
                     : handOver(next));
         } catch (RuntimeException e) {
             // The store is unreachable: the lock goes away when its lease runs out.
-            LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its lease", e);
             unlocked = lease.isHeld();
+            unreachable = e;
+            if (unlocked) {
+                LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its "
+                        + "lease", e);
+            }
         } finally {
             if (next == null) {
                 gate.leave();
@@ -169,7 +178,7 @@ final class LockHold implements Watchdog.Renewable {
             service.leaveGate(lock.storeKey, gate);
         }
         if (!unlocked || lease.isLost()) {
-            lease.markLost();
+            lease.markLost(Lease.lostAtRelease(unreachable));
             throw new LockLostException(lock.key(), "Lock '" + lock.key() + "' (fencing token " + fencingToken
                     + ") had lost its lease before it was released; another holder may have overlapped. "
                     + "The other holder's lock was left untouched");
@@ -219,7 +228,7 @@ final class LockHold implements Watchdog.Renewable {
 
         @Override
         public boolean stillHeld() {
-            return lease.isHeld();
+            return lease.stillHeldAtCommit();
         }
 
         @Override

@@ -41,7 +41,7 @@ public final class LockServices {
                                      CircuitBreaker breaker) {
         Watchdog watchdog = Watchdog.create(System::nanoTime);
         LockService.Options options = new LockService.Options(LockService.DEFAULT_MAX_POLL_MILLIS, metrics, breaker,
-                Transactions.lookup());
+                Transactions.ofServer());
         if (config.redis().mode() == RedisSettings.Mode.IN_PROCESS) {
             ReleaseSignals signals = new ReleaseSignals();
             return new LockService(new InProcessLockStore(signals), new InProcessSemaphoreStore(signals), signals,

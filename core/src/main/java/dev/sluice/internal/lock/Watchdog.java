@@ -31,7 +31,8 @@ import java.util.function.LongSupplier;
  *
  * <p>A renewal that finds the lease gone marks it lost for good; a renewal that fails (store unreachable)
  * is retried at the next period, and the lease counts as lost once no renewal has been confirmed for a
- * whole lease.
+ * whole lease. Whoever first finds a lease lost (or unconfirmed for a whole lease) has its holder log the one
+ * warning of that loss.
  *
  * <p>Time is the lock path's one clock (see {@link LockService}); it also runs, bounded and fire-and-forget,
  * the clean-ups of calls whose reply was lost ({@link #execute}). Thread-safe.
@@ -162,7 +163,8 @@ public final class Watchdog implements AutoCloseable {
      */
     public Runnable keep(long leaseMillis, java.util.function.LongPredicate renew, String description) {
         long started = clock.getAsLong();
-        Lease lease = new Lease(clock, started, leaseMillis, m -> m, () -> { });
+        Lease lease = new Lease(clock, started, leaseMillis, m -> m, why -> LOG.log(Level.WARNING, "Sluice: "
+                + description + " lost its lease: " + why + "; more holders than allowed may have run at once"));
         Renewal renewal = watch(lease, started, new Renewable() {
             @Override
             public boolean renew(long millis) {
@@ -339,11 +341,13 @@ public final class Watchdog implements AutoCloseable {
                 if (lease.renew(target::renew)) {
                     return;
                 }
-                watched.remove(this);
-                LOG.log(Level.WARNING, "Sluice: the lease of " + target.describe() + " ran out before it was "
-                        + "released; another holder may have overlapped with this one");
+                watched.remove(this); // marked lost by renew(), which warns once through the holder
             } catch (RuntimeException e) {
-                // The lease may well still be alive; isHeld() turns false by itself after a whole lease.
+                if (!lease.isHeld()) {
+                    // Its holder can no longer count on it: warned about once (it may still be alive in the store).
+                    lease.reportUnconfirmed("Redis could not be reached to renew it for a whole lease (" + e + ")");
+                }
+                // The lease may well still be alive: retried at the next period.
                 LOG.log(Level.DEBUG, "Sluice: renewal of " + target.describe() + " failed, retrying", e);
             }
         }

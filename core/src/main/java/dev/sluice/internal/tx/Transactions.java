@@ -8,9 +8,9 @@ import java.lang.System.Logger.Level;
  * transaction has committed or rolled back, because what the holder wrote under it is not visible to the next
  * holder before the commit.
  *
- * <p>{@link #lookup()} finds the server's {@code TransactionSynchronizationRegistry} through JNDI
- * ({@value #REGISTRY_JNDI_NAME}); where there is none (Tomcat, Java SE) or the JTA API is missing it returns
- * {@link #NONE}, and nothing else changes. The JTA API is not a run-time dependency of Sluice: the one class
+ * <p>{@link #ofServer()} finds the server's {@code TransactionSynchronizationRegistry} through JNDI
+ * ({@value #REGISTRY_JNDI_NAME}); where there is none (Tomcat, Java SE) or the JTA API is missing, releases
+ * happen at once, and nothing else changes. The JTA API is not a run-time dependency of Sluice: the one class
  * naming it, {@code JtaTransactions}, is loaded only after its classes were found. Implementations are
  * thread-safe.
  */
@@ -67,8 +67,20 @@ public interface Transactions {
     boolean onCompletion(Completion completion);
 
     /**
-     * The server's transactions when the application has a JTA registry in JNDI, else {@link #NONE}. Call it on
-     * an application thread (its naming context is the application's).
+     * The server's transactions, for a lock service: {@link #NONE} where the JTA API is missing; otherwise the
+     * registry in JNDI, looked up now and, as long as none is found, again at most once a minute from the thread
+     * that releases (a lookup on a thread without the application's naming context finds nothing).
+     */
+    static Transactions ofServer() {
+        if (!JtaPresence.apiPresent()) {
+            return NONE;
+        }
+        return new ServerTransactions(Transactions::lookup, System::nanoTime);
+    }
+
+    /**
+     * The server's transactions when the application has a JTA registry in JNDI, else {@link #NONE}: one lookup,
+     * in the calling thread's naming context.
      */
     static Transactions lookup() {
         if (!JtaPresence.apiPresent()) {

@@ -1,9 +1,17 @@
 package dev.sluice.internal.http;
 
+import dev.sluice.LockLostException;
+import dev.sluice.LockNotAcquiredException;
+import dev.sluice.PermitNotAcquiredException;
+import dev.sluice.SluiceConfigException;
+import dev.sluice.SluiceException;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.ForwardingHeader;
+import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.test.Json;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -27,6 +35,37 @@ class ProblemBodiesTest {
         Map<String, Object> json = Json.parseObject(ProblemDetails.lost().toJson());
         assertThat(json).containsEntry("status", 500L).containsEntry("title", "Internal Server Error")
                 .doesNotContainKey("retryAfter").doesNotContainKey("policy");
+    }
+
+    @Test
+    void aLostLockSaysThatTheLockWasLostWithoutItsKey() {
+        ExceptionResponses.Answer answer = ExceptionResponses.of(new LockLostException("order:secret-42",
+                "Lock 'order:secret-42' (fencing token 7) lost"), HeaderMode.IETF);
+        assertThat(answer.status()).isEqualTo(500);
+        assertThat(answer.problem().detail()).contains("lock").contains("lost").doesNotContain("secret");
+        assertThat(ExceptionResponses.of(new SluiceConfigException("sluice.lock.x.lease", "bad"), HeaderMode.IETF).problem().detail())
+                .as("any other Sluice exception").doesNotContain("lost");
+    }
+
+    @Test
+    void aLockOrPermitRefusedBecauseTheStoreIsUnreachableSaysSoRatherThanBusy() {
+        StoreUnavailableException down = StoreUnavailableException.skipped(2_500);
+        String busy = ExceptionResponses.of(new LockNotAcquiredException("k", Duration.ofMillis(5), null),
+                HeaderMode.IETF).problem().detail();
+        for (SluiceException e : List.of(new LockNotAcquiredException("k", Duration.ofMillis(5), down),
+                new PermitNotAcquiredException("pdf", Duration.ofMillis(5), down))) {
+            ExceptionResponses.Answer answer = ExceptionResponses.of(e, HeaderMode.IETF);
+            assertThat(answer.status()).isEqualTo(503);
+            assertThat(answer.problem().retryAfter()).isEqualTo(3);
+            assertThat(answer.problem().detail()).isNotEqualTo(busy.replace("1 second", "3 seconds"))
+                    .contains("cannot be reached").endsWith("retry after 3 seconds.");
+        }
+    }
+
+    @Test
+    void aRateLimitThatCannotBeCheckedSaysTheStoreCannotBeReached() {
+        assertThat(ProblemDetails.serviceUnavailable(2).detail()).contains("cannot be reached")
+                .endsWith("retry after 2 seconds.");
     }
 
     @Test

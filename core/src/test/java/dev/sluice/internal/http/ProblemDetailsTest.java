@@ -40,7 +40,7 @@ class ProblemDetailsTest {
         Map<String, Object> json = Json.parseObject(ProblemDetails.serviceUnavailable(1).toJson());
         assertThat(json).containsEntry("type", "about:blank").containsEntry("title", "Service Unavailable")
                 .containsEntry("status", 503L).containsEntry("retryAfter", 1L)
-                .containsEntry("detail", "Rate limits cannot be checked right now; retry after 1 second.")
+                .containsEntry("detail", "The store that rate limits are checked against cannot be reached; retry after 1 second.")
                 .doesNotContainKeys("policy", "violated-policies");
     }
 

@@ -9,6 +9,7 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.runtime.SluiceRuntime;
+import dev.sluice.test.LogCapture;
 import dev.sluice.test.RedisServer;
 
 import org.junit.jupiter.api.AfterEach;
@@ -17,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,6 +38,9 @@ class HeldLockRedisFaultIT {
 
     @RegisterExtension
     static final RedisServer REDIS = RedisServer.standalone();
+
+    @RegisterExtension
+    final LogCapture logs = new LogCapture();
 
     private SluiceRuntime runtime;
     /** Another node of the application, contending for the same locks. */
@@ -71,6 +78,14 @@ class HeldLockRedisFaultIT {
         assertThat(noticedAfter).as("not before its lease could have run out").isGreaterThanOrEqualTo(
                 LEASE.toMillis() / 3);
         assertThatThrownBy(held::close).isInstanceOf(LockLostException.class).hasMessageContaining("invoice:7");
+        assertThat(warningsNaming("lock 'invoice:7'")).as("one warning for the lost hold").singleElement()
+                .satisfies(w -> assertThat(w.getMessage()).contains("lost its lease").contains("could not be reached"));
+    }
+
+    /** The WARNING records about one hold (the lines about Redis itself name no hold). */
+    private List<LogRecord> warningsNaming(String hold) {
+        return logs.records().stream().filter(r -> r.getLevel() == Level.WARNING)
+                .filter(r -> r.getMessage() != null && r.getMessage().contains(hold)).toList();
     }
 
     @Test
@@ -86,6 +101,8 @@ class HeldLockRedisFaultIT {
         assertThatThrownBy(held::close).isInstanceOf(LockLostException.class);
         assertThat(next.isHeld()).as("the lost holder's release left the new lock alone").isTrue();
         next.close();
+        assertThat(warningsNaming("lock 'invoice:8'")).as("one warning for the lost hold").singleElement()
+                .satisfies(w -> assertThat(w.getMessage()).contains("lost its lease"));
     }
 
     @Test
@@ -97,5 +114,7 @@ class HeldLockRedisFaultIT {
                 .isInstanceOf(PermitNotAcquiredException.class).hasCauseInstanceOf(RuntimeException.class);
         await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
         assertThatThrownBy(held::close).isInstanceOf(LockLostException.class);
+        assertThat(warningsNaming("semaphore 'render'")).as("one warning for the lost permit").singleElement()
+                .satisfies(w -> assertThat(w.getMessage()).contains("lost its lease"));
     }
 }

@@ -7,12 +7,14 @@ import dev.sluice.Permit;
 import dev.sluice.internal.tx.JtaTransactions;
 import dev.sluice.internal.tx.Transactions;
 import dev.sluice.test.Jta;
+import dev.sluice.test.LogCapture;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +41,9 @@ abstract class TransactionalReleaseContractTest {
     static final Duration LONG_LEASE = Duration.ofSeconds(30);
     static final Duration SHORT_LEASE = Duration.ofSeconds(3);
     static final Duration WAIT = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    final LogCapture logs = new LogCapture();
 
     final Jta jta = Jta.narayana();
     final TransactionManager tm = jta.manager();
@@ -150,6 +155,75 @@ abstract class TransactionalReleaseContractTest {
     }
 
     @Test
+    void aReentryWhileTheReleaseWaitsWaitsForTheSameCompletionRegisteredOnce() throws Exception {
+        AtomicInteger registered = new AtomicInteger();
+        Transactions counting = new Transactions() {
+            @Override
+            public Object current() {
+                return transactions.current();
+            }
+
+            @Override
+            public boolean onCompletion(Completion completion) {
+                registered.incrementAndGet();
+                return transactions.onCompletion(completion);
+            }
+        };
+        DistributedLock lock = fixture.service(counting).lock("twice");
+        tm.begin();
+        for (int i = 0; i < 3; i++) {
+            lock.acquire(LONG_LEASE, Duration.ZERO).close();
+        }
+        assertThat(registered).as("synchronizations registered for one hold and one transaction").hasValue(1);
+        tm.commit();
+        assertThat(freeToAnotherThread(lock)).isTrue();
+    }
+
+    @Test
+    void aReleaseWaitsForAnOuterTransactionSuspendedByAnInnerOne() throws Exception {
+        DistributedLock lock = fixture.service(transactions).lock("nested");
+        tm.begin();
+        lock.acquire(LONG_LEASE, Duration.ZERO).close();
+        jakarta.transaction.Transaction outer = tm.suspend(); // as REQUIRES_NEW does
+        tm.begin();
+        lock.acquire(LONG_LEASE, Duration.ZERO).close();
+        tm.commit();
+        assertThat(freeToAnotherThread(lock)).as("free after the inner commit").isFalse();
+        tm.resume(outer);
+        tm.commit();
+        assertThat(freeToAnotherThread(lock)).as("free after the outer commit").isTrue();
+    }
+
+    @Test
+    void theLeaseIsRenewedAndTheHoldTimedUntilTheRealRelease() throws Exception {
+        ManualScheduler renewals = new ManualScheduler();
+        try {
+            LockService service = fixture.service(renewals.watchdog(fixture.clock::nanos), transactions);
+            DistributedLock lock = service.lock("renewed");
+            String storeKey = service.lockKey("renewed");
+            dev.sluice.internal.metrics.GuardMetrics metrics = service.metrics.lock("renewed");
+            Jta.Row row = new Jta.Row(0);
+            tm.begin();
+            try (LockHandle h = lock.acquire(SHORT_LEASE, Duration.ZERO)) {
+                row.write(tm.getTransaction(), 1);
+            }
+            for (int i = 0; i < 3; i++) { // three times two thirds of the lease: longer than the lease
+                fixture.elapse(SHORT_LEASE.multipliedBy(2).dividedBy(3), storeKey);
+                renewals.runPending();
+            }
+            assertThat(metrics.holds().count()).as("releases counted before the commit").isZero();
+            tm.commit();
+            assertThat(row.committed()).as("committed under a lease still held").isEqualTo(1);
+            assertThat(metrics.holds().count()).isEqualTo(1);
+            assertThat(metrics.holds().maxNanos()).as("held until after the commit")
+                    .isGreaterThanOrEqualTo(SHORT_LEASE.multipliedBy(2).toNanos());
+            assertThat(freeToAnotherThread(lock)).isTrue();
+        } finally {
+            renewals.shutdownNow();
+        }
+    }
+
+    @Test
     void aQueuedThreadTakesTheLockOverWhenTheHoldersTransactionCommits() throws Exception {
         LockService service = fixture.service(transactions);
         DistributedLock lock = service.lock("queue");
@@ -196,6 +270,24 @@ abstract class TransactionalReleaseContractTest {
 
         assertThatThrownBy(tm::commit).isInstanceOf(RollbackException.class);
         assertThat(row.committed()).as("nothing written under a lost lock is committed").isZero();
+        assertThat(logs.records(java.util.logging.Level.WARNING, "dev.sluice")).as("one warning for the lost hold")
+                .singleElement().satisfies(w -> assertThat(w.getMessage()).contains("lock 'lost'")
+                        .contains("transaction is rolled back"));
+    }
+
+    @Test
+    void aPermitWhoseLeaseIsLostBeforeTheCommitRollsTheTransactionBack() throws Exception {
+        LockService service = fixture.service(fixture.stalledWatchdog(), transactions);
+        DistributedSemaphore semaphore = service.semaphore("lost-permits", 2);
+        Jta.Row row = new Jta.Row(0);
+        tm.begin();
+        try (Permit p = semaphore.acquire(SHORT_LEASE, Duration.ZERO)) {
+            row.write(tm.getTransaction(), 1);
+        }
+        fixture.elapse(SHORT_LEASE.plusSeconds(1), service.semaphoreKey("lost-permits"));
+
+        assertThatThrownBy(tm::commit).isInstanceOf(RollbackException.class);
+        assertThat(row.committed()).isZero();
     }
 
     @Test
