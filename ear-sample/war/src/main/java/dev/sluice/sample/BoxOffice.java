@@ -48,8 +48,9 @@ public class BoxOffice {
      */
     @Locked(key = "box-office:{0}", maxWait = "60s")
     public void sell(String counterId, boolean rollBack) {
+        int entered = witness.enter("sell:" + counterId, transactions);
         SaleCounter counter = entityManager.find(SaleCounter.class, counterId);
-        witness.entered("sell:" + counterId, counter.sold(), transactions);
+        witness.committedSeen("sell:" + counterId, entered, counter.sold());
         counter.sell();
         if (rollBack) {
             witness.rollingBack("sell:" + counterId);
@@ -74,7 +75,8 @@ public class BoxOffice {
      */
     @Bounded(value = "box-office-receipts", permits = 2, maxWait = "60s")
     public void printReceipt(String counterId) {
-        witness.entered("receipts:" + counterId, receipts(counterId), transactions);
+        int entered = witness.enter("receipts:" + counterId, transactions);
+        witness.committedSeen("receipts:" + counterId, entered, receipts(counterId));
         entityManager.persist(new Receipt(counterId));
     }
 

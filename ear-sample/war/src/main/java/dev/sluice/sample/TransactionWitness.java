@@ -32,13 +32,13 @@ public class TransactionWitness {
     private final ConcurrentMap<String, Section> sections = new ConcurrentHashMap<>();
 
     /**
-     * The current transaction enters {@code section}, where it reads that {@code committed} transactions of
-     * the section have committed (read before this call); its own commit will be slow.
+     * The current transaction enters {@code section}; its own commit will be slow. Call it before reading
+     * what committed, and pass the answer to {@link #committedSeen}.
+     *
+     * @return how many transactions have entered the section so far, this one included
      */
-    void entered(String section, long committed, TransactionSynchronizationRegistry transactions) {
-        Section entered = section(section);
-        long underWay = entered.started.incrementAndGet() - committed - entered.rollingBack.get();
-        entered.mostAtOnce.accumulateAndGet((int) underWay, Math::max);
+    int enter(String section, TransactionSynchronizationRegistry transactions) {
+        int entered = section(section).started.incrementAndGet();
         transactions.registerInterposedSynchronization(new Synchronization() {
             @Override
             public void beforeCompletion() {
@@ -50,6 +50,18 @@ public class TransactionWitness {
                 // nothing: the database tells the next transaction what committed
             }
         });
+        return entered;
+    }
+
+    /**
+     * The transaction that {@linkplain #enter entered} {@code section} as number {@code entered} read, after
+     * entering, that {@code committed} of the section's transactions have committed. Read in this order, a
+     * transaction that entered earlier and is not counted as committed was still under way when this one
+     * entered; one that entered later can only lower the count.
+     */
+    void committedSeen(String section, int entered, long committed) {
+        Section seen = section(section);
+        seen.mostAtOnce.accumulateAndGet((int) (entered - committed - seen.rollingBack.get()), Math::max);
     }
 
     /** A transaction of {@code section} that entered it is marked for rollback: it will never commit. */

@@ -8,7 +8,7 @@ import java.util.List;
 
 import dev.sluice.servers.Http;
 import dev.sluice.servers.SampleApp;
-import dev.sluice.servers.SampleScenarios;
+import dev.sluice.servers.SessionBeanScenarios;
 import dev.sluice.servers.ServerProperties;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -22,12 +22,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The javax sample WAR on WildFly 26.1 ({@code standalone-microprofile.xml}: Java EE 8, MicroProfile Config
- * 2.0, Health 3.1, Metrics 3.0), managed by Arquillian: the filter from its web fragment, {@code @RateLimited}
- * JAX-RS resources, {@code @Locked} and {@code @Bounded} CDI beans, configuration through the server's
+ * The javax sample WAR on WildFly 26.1 ({@code standalone.xml} with MicroProfile Health and Metrics added, see
+ * {@code src/test/wildfly-cli}: Java EE 8, MicroProfile Config 2.0, Health 3.1, Metrics 3.0), managed by
+ * Arquillian: the filter from its web fragment, {@code @RateLimited} JAX-RS resources, {@code @Locked} and
+ * {@code @Bounded} CDI beans and {@code @Stateless} session beans, configuration through the server's
  * MicroProfile Config, the readiness check and the metrics, on one server start.
  */
-class JavaxSampleOnWildFly26IT extends SampleScenarios {
+class JavaxSampleOnWildFly26IT extends SessionBeanScenarios {
 
     @RegisterExtension
     @Order(3)
