@@ -145,7 +145,7 @@ public class RateLimitFilter implements Filter {
             return;
         }
         String path = ServletRequestView.pathWithinApplication(http);
-        List<RateLimitGate.Policy> candidates = a.snapshot().matching(http.getMethod(), path);
+        List<RateLimitGate.Policy> candidates = a.snapshot().matcher().matching(http.getMethod(), path);
         if (candidates.isEmpty()) {
             chain.doFilter(request, response);
             return;

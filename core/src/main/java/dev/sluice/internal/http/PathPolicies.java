@@ -4,7 +4,7 @@ import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.runtime.ConfigReloads;
 
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,15 +18,14 @@ import java.util.TreeSet;
  */
 public final class PathPolicies implements AdapterSnapshot<PathPolicies> {
 
-    private final PathMatcher matcher;
-    private final Map<String, RateLimitGate.Policy> policies;
+    private final PathMatcher<RateLimitGate.Policy> matcher;
+    private final Set<String> names;
     /** The policies this filter applies or would apply when switched on: those with paths, disabled ones too. */
     private final Map<String, PolicyConfig> withPaths;
 
-    private PathPolicies(PathMatcher matcher, Map<String, RateLimitGate.Policy> policies,
-            Map<String, PolicyConfig> withPaths) {
+    private PathPolicies(PathMatcher<RateLimitGate.Policy> matcher, Set<String> names, Map<String, PolicyConfig> withPaths) {
         this.matcher = matcher;
-        this.policies = policies;
+        this.names = names;
         this.withPaths = withPaths;
     }
 
@@ -38,36 +37,27 @@ public final class PathPolicies implements AdapterSnapshot<PathPolicies> {
      */
     public static PathPolicies of(AdapterConfig config) {
         SluiceConfig c = config.config();
-        Map<String, RateLimitGate.Policy> policies = new HashMap<>();
+        Set<String> names = new TreeSet<>();
         Map<String, PolicyConfig> withPaths = new HashMap<>();
         for (PolicyConfig policy : c.policies().values()) {
             if (!policy.paths().isEmpty()) {
                 withPaths.put(policy.name(), policy);
                 if (policy.enabled()) {
-                    policies.put(policy.name(), RateLimitGate.Policy.of(policy, false));
+                    names.add(policy.name());
                 }
             }
         }
-        return new PathPolicies(PathMatcher.of(c.policies().values()), Map.copyOf(policies), Map.copyOf(withPaths));
+        PathMatcher<RateLimitGate.Policy> matcher = PathMatcher.of(c.policies().values(),
+                policy -> RateLimitGate.Policy.of(policy, false));
+        return new PathPolicies(matcher, Collections.unmodifiableSet(names), Map.copyOf(withPaths));
     }
 
     /**
-     * The policies whose paths and methods match this request, ordered by name; empty (and allocation-free) when
-     * none does.
-     *
-     * @param method HTTP method as sent, in any case
-     * @param path   path within the application, starting with {@code /}
+     * What a request is matched against: {@link PathMatcher#matching} answers the gate's policies whose paths and
+     * methods match it, ordered by name.
      */
-    public List<RateLimitGate.Policy> matching(String method, String path) {
-        List<PolicyConfig> matched = matcher.matching(method, path);
-        if (matched.isEmpty()) {
-            return List.of();
-        }
-        List<RateLimitGate.Policy> candidates = new ArrayList<>(matched.size());
-        for (PolicyConfig policy : matched) {
-            candidates.add(policies.get(policy.name()));
-        }
-        return candidates;
+    public PathMatcher<RateLimitGate.Policy> matcher() {
+        return matcher;
     }
 
     /** Whether no policy applies to any path (the filter then never calls the store). */
@@ -77,12 +67,12 @@ public final class PathPolicies implements AdapterSnapshot<PathPolicies> {
 
     /** The names of the policies it applies, sorted. */
     public Set<String> names() {
-        return new TreeSet<>(policies.keySet());
+        return names;
     }
 
     @Override
     public Set<String> policyNames() {
-        return policies.keySet();
+        return names;
     }
 
     @Override

@@ -63,7 +63,7 @@ class AdapterLifecycleTest {
     }
 
     private static long tokens(AdapterLifecycle<PathPolicies> lifecycle) {
-        return lifecycle.current().snapshot().matching("GET", "/api/x").get(0).config().bandwidths().get(0).tokens();
+        return lifecycle.current().snapshot().matcher().matching("GET", "/api/x").get(0).config().bandwidths().get(0).tokens();
     }
 
     @Test
