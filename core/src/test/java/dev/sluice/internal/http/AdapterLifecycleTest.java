@@ -2,6 +2,8 @@ package dev.sluice.internal.http;
 
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.ConfigSource;
+import dev.sluice.internal.metrics.Kind;
+import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.test.LogCapture;
 import org.junit.jupiter.api.AfterEach;
@@ -48,7 +50,7 @@ class AdapterLifecycleTest {
             return new TreeSet<>(values.keySet());
         }
     });
-    private final List<AdapterLifecycle<PathPolicies>> started = new ArrayList<>();
+    private final List<AdapterLifecycle<?>> started = new ArrayList<>();
 
     @AfterEach
     void closeAll() {
@@ -184,6 +186,10 @@ class AdapterLifecycleTest {
         try {
             AdapterLifecycle<PathPolicies> lifecycle = new AdapterLifecycle<>();
             lifecycle.startOver(given, settings.read(), (config, before) -> PathPolicies.of(config));
+            assertThat(lifecycle.current().runtime()).isSameAs(given);
+            assertThat(lifecycle.current().snapshot().names()).containsExactly("api");
+            assertThatThrownBy(() -> lifecycle.startOver(given, settings.read(), (config, before) -> PathPolicies.of(config)))
+                    .isInstanceOf(IllegalStateException.class);
             values.put("sluice.limit.api.rate", "20/1m");
 
             assertThat(given.reloads().reload()).isEqualTo("unchanged");
@@ -201,5 +207,28 @@ class AdapterLifecycleTest {
         assertThatThrownBy(() -> lifecycle.start(settings, settings.read(), "again", (config, before) -> PathPolicies.of(config)))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(lifecycle.current()).isNotNull();
+    }
+
+    @Test
+    void everyPolicyOfASnapshotAndOfAReloadedConfigurationIsAMetricName() {
+        AdapterLifecycle<MethodLimits> lifecycle = new AdapterLifecycle<>();
+        started.add(lifecycle);
+        List<AnnotatedPolicies.Declared> first = List.of(new AnnotatedPolicies.Declared("inline", "1/1s", 0, "", 0));
+        List<AnnotatedPolicies.Declared> second = List.of(new AnnotatedPolicies.Declared("later", "1/1s", 0, "", 0));
+        AdapterConfig config = settings.read();
+        lifecycle.start(settings, config, "jaxrs", (c, before) -> before == null
+                ? MethodLimits.NONE.with("A#a()", first, List.of(), c.annotatedPolicies().resolve("A#a()", first, List.of()))
+                : before.resolvedAgain(c));
+        SluiceMetrics metrics = lifecycle.current().runtime().metrics();
+        assertThat(metrics.isRegistered(Kind.RATE_LIMIT, "inline")).as("at start").isTrue();
+
+        lifecycle.update(s -> s.with("B#b()", second, List.of(), config.annotatedPolicies().resolve("B#b()", second, List.of())));
+        assertThat(metrics.isRegistered(Kind.RATE_LIMIT, "later")).as("on update").isTrue();
+
+        values.put("sluice.limit.inline.rate", "2/1s");
+        values.put("sluice.limit.limiterOnly.rate", "3/1s");
+        lifecycle.current().runtime().reloads().reload();
+        assertThat(lifecycle.current().snapshot().policies(0).get(0).config().bandwidths().get(0).tokens()).isEqualTo(2);
+        assertThat(metrics.isRegistered(Kind.RATE_LIMIT, "limiterOnly")).as("a policy the reload added").isTrue();
     }
 }

@@ -42,6 +42,11 @@ class AdapterSettingsTest {
         assertThat(config.config().policies()).containsOnlyKeys("api");
         assertThat(config.refreshes()).isFalse();
         assertThat(config.filterEnabled()).isTrue();
+        assertThat(AdapterSettings.application(application, Map.of("sluice.filter.enabled", "false",
+                "sluice.config.refresh", "10s")).read()).satisfies(c -> {
+                    assertThat(c.filterEnabled()).isFalse();
+                    assertThat(c.refreshes()).isTrue();
+                });
     }
 
     @Test
