@@ -7,6 +7,7 @@ import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -37,8 +38,9 @@ public final class AdapterSettings {
      */
     public static AdapterSettings servlet(ClassLoader loader, Map<String, String> initParameters,
             Map<String, String> contextParameters) {
-        ConfigSource init = ConfigSources.of(Map.copyOf(initParameters));
-        ConfigSource context = ConfigSources.of(Map.copyOf(contextParameters));
+        // copies: a container may hand out live views; HashMap, not Map.copyOf, which refuses a null value
+        ConfigSource init = ConfigSources.of(new HashMap<>(initParameters));
+        ConfigSource context = ConfigSources.of(new HashMap<>(contextParameters));
         return over(loader, () -> ConfigSources.layered(init, ConfigSources.detect(loader, context)));
     }
 
