@@ -1,22 +1,15 @@
 package dev.sluice.filter;
 
-import dev.sluice.internal.config.ConfigSource;
-import dev.sluice.internal.config.ConfigSources;
-import dev.sluice.internal.config.PolicyConfig;
-import dev.sluice.internal.config.SluiceConfig;
-import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.http.AdapterConfig;
+import dev.sluice.internal.http.AdapterLifecycle;
+import dev.sluice.internal.http.AdapterSettings;
 import dev.sluice.internal.http.AfterResponse;
 import dev.sluice.internal.http.ChargedPolicies;
-import dev.sluice.internal.http.ClientAddress;
-import dev.sluice.internal.http.PathMatcher;
+import dev.sluice.internal.http.PathPolicies;
 import dev.sluice.internal.http.ProblemDetails;
 import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.internal.http.RateLimitHeaders;
 import dev.sluice.internal.http.Verdict;
-import dev.sluice.internal.runtime.ConfigReloads;
-import dev.sluice.internal.runtime.Reloadable;
-import dev.sluice.internal.runtime.SluiceRuntime;
-import dev.sluice.internal.runtime.SluiceRuntimes;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.Filter;
@@ -33,12 +26,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * Rate limits requests by URL pattern: every policy whose {@code sluice.limit.<policy>.paths} and
@@ -80,22 +71,8 @@ public class RateLimitFilter implements Filter {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
-    /**
-     * Everything {@link #doFilter} needs, built in {@link #init} and replaced whole when a reload changes a
-     * policy, so that a request sees one consistent set of policies with one volatile read.
-     */
-    private record Active(SluiceRuntime runtime, RateLimitGate gate, PathMatcher matcher,
-                          Map<String, RateLimitGate.Policy> policies, ClientAddress clientAddresses,
-                          Map<String, PolicyConfig> pathPolicies) {
-
-        Active with(SluiceConfig config) {
-            return new Active(runtime, gate, PathMatcher.of(config.policies().values()), gatePolicies(config),
-                    clientAddresses, policiesWithPaths(config));
-        }
-    }
-
-    private volatile Active active;
-    private AutoCloseable reloadRegistration;
+    /** The runtime, the reload and the policies in force, which a request reads with one volatile read. */
+    private final AdapterLifecycle<PathPolicies> lifecycle = new AdapterLifecycle<>();
 
     /**
      * Reads the configuration (init-params over the application's configuration), validates it and
@@ -107,94 +84,22 @@ public class RateLimitFilter implements Filter {
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
         ServletContext context = filterConfig.getServletContext();
-        ClassLoader loader = applicationClassLoader(context);
-        Map<String, String> initParameters = initParameters(filterConfig);
-        Map<String, String> contextParameters = contextParameters(context);
-        // Detected again on every reload: the fallback chain reads system properties when it is built.
-        Supplier<ConfigSource> sources = () -> ConfigSources.layered(ConfigSources.of(initParameters),
-                ConfigSources.detect(loader, ConfigSources.of(contextParameters)));
-        SluiceConfig config = SluiceConfigLoader.load(sources.get());
+        AdapterSettings settings = AdapterSettings.servlet(applicationClassLoader(context),
+                initParameters(filterConfig), contextParameters(context));
+        AdapterConfig config = settings.read();
         String name = filterConfig.getFilterName();
         if (!config.filterEnabled()) {
             LOG.log(Level.INFO, "Sluice: filter '" + name + "' is switched off (sluice.filter.enabled=false)");
             return;
         }
-        PathMatcher matcher = PathMatcher.of(config.policies().values());
-        if (matcher.isEmpty() && config.configRefresh().isZero()) {
+        if (PathPolicies.of(config).isEmpty() && !config.refreshes()) {
             LOG.log(Level.DEBUG, "Sluice: filter '" + name + "' has no policy with paths; it passes every request");
             return;
         }
-        Map<String, RateLimitGate.Policy> policies = gatePolicies(config);
-        SluiceRuntime runtime = SluiceRuntimes.acquire(loader, config);
-        Active first = new Active(runtime, RateLimitGate.of(runtime, config.headers()), matcher, policies,
-                ClientAddress.of(config), policiesWithPaths(config));
-        String where = "servlet filter '" + name + "' in " + context.getContextPath() + "/";
-        synchronized (this) {
-            active = first;
-            reloadRegistration = runtime.reloads().register(new Reloadable() {
-                @Override
-                public String describe() {
-                    return where;
-                }
-
-                @Override
-                public ConfigReloads.Outcome reload() {
-                    return RateLimitFilter.this.reload(sources, config);
-                }
-            }, loader, config.configRefresh());
-        }
-        LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + policies.keySet().stream().sorted().toList()
+        lifecycle.start(settings, config, "servlet filter '" + name + "' in " + context.getContextPath() + "/",
+                (reread, before) -> PathPolicies.of(reread));
+        LOG.log(Level.INFO, "Sluice: filter '" + name + "' limits " + lifecycle.current().snapshot().names()
                 + " in " + context.getContextPath() + "/");
-    }
-
-    /**
-     * Reads the configuration again and, when the policies with paths changed, swaps them all at once; a bad
-     * value throws before anything is swapped.
-     */
-    private ConfigReloads.Outcome reload(Supplier<ConfigSource> sources, SluiceConfig deployed) {
-        SluiceConfig reread = SluiceConfigLoader.load(sources.get());
-        Active candidate;
-        synchronized (this) {
-            candidate = active;
-        }
-        if (candidate == null) {
-            return ConfigReloads.Outcome.NONE;
-        }
-        Active next = candidate.with(reread);
-        List<ConfigReloads.Change> changes = ConfigReloads.changes(candidate.pathPolicies, next.pathPolicies);
-        if (!changes.isEmpty()) {
-            next.runtime.metrics().register(reread);
-            synchronized (this) {
-                if (active != candidate) {
-                    // destroyed meanwhile
-                    return ConfigReloads.Outcome.NONE;
-                }
-                active = next;
-            }
-        }
-        return new ConfigReloads.Outcome(changes, ConfigReloads.notApplied(deployed, reread));
-    }
-
-    /** The enabled policies with paths, as the gate applies them. */
-    private static Map<String, RateLimitGate.Policy> gatePolicies(SluiceConfig config) {
-        Map<String, RateLimitGate.Policy> policies = new HashMap<>();
-        for (PolicyConfig policy : config.policies().values()) {
-            if (policy.enabled() && !policy.paths().isEmpty()) {
-                policies.put(policy.name(), RateLimitGate.Policy.of(policy, false));
-            }
-        }
-        return Map.copyOf(policies);
-    }
-
-    /** The policies this filter applies or would apply when switched on: those with paths. */
-    private static Map<String, PolicyConfig> policiesWithPaths(SluiceConfig config) {
-        Map<String, PolicyConfig> out = new HashMap<>();
-        config.policies().forEach((name, policy) -> {
-            if (!policy.paths().isEmpty()) {
-                out.put(name, policy);
-            }
-        });
-        return Map.copyOf(out);
     }
 
     @Override
@@ -247,22 +152,18 @@ public class RateLimitFilter implements Filter {
             throws IOException, ServletException {
         ServletRequest request = http;
         ServletResponse response = out;
-        Active a = active;
+        AdapterLifecycle.Current<PathPolicies> a = lifecycle.current();
         if (a == null) {
             chain.doFilter(request, response);
             return;
         }
         String path = ServletRequestView.pathWithinApplication(http);
-        List<PolicyConfig> matched = a.matcher.matching(http.getMethod(), path);
-        if (matched.isEmpty()) {
+        List<RateLimitGate.Policy> candidates = a.snapshot().matcher().matching(http.getMethod(), path);
+        if (candidates.isEmpty()) {
             chain.doFilter(request, response);
             return;
         }
-        List<RateLimitGate.Policy> candidates = new ArrayList<>(matched.size());
-        for (PolicyConfig policy : matched) {
-            candidates.add(a.policies.get(policy.name()));
-        }
-        Verdict verdict = a.gate.decide(new ServletRequestView(http, path, a.clientAddresses), candidates,
+        Verdict verdict = a.gate().decide(new ServletRequestView(http, path, a.clientAddress()), candidates,
                 http.getAttribute(ChargedPolicies.ATTRIBUTE));
         if (verdict.charged().isPresent()) {
             http.setAttribute(ChargedPolicies.ATTRIBUTE, verdict.charged().get());
@@ -337,24 +238,7 @@ public class RateLimitFilter implements Filter {
     /** Lets go of the application's runtime; the last user closes its Redis pool. */
     @Override
     public void destroy() {
-        Active a;
-        AutoCloseable registration;
-        synchronized (this) {
-            a = active;
-            active = null;
-            registration = reloadRegistration;
-            reloadRegistration = null;
-        }
-        if (registration != null) {
-            try {
-                registration.close();
-            } catch (Exception e) {
-                LOG.log(Level.DEBUG, "Sluice: could not stop reloading a destroyed filter", e);
-            }
-        }
-        if (a != null) {
-            SluiceRuntimes.release(a.runtime);
-        }
+        lifecycle.close();
     }
 
     private static ClassLoader applicationClassLoader(ServletContext context) {

@@ -1,8 +1,8 @@
 package dev.sluice.filter;
 
 import dev.sluice.RequestView;
-import dev.sluice.internal.config.HttpMethods;
 import dev.sluice.internal.http.ClientAddress;
+import dev.sluice.internal.http.RateLimitGate;
 import jakarta.servlet.http.HttpServletRequest;
 
 import java.security.Principal;
@@ -46,7 +46,7 @@ final class ServletRequestView implements RequestView {
     /** Upper case whatever the client sent, as the interface promises ({@code post} is {@code POST}). */
     @Override
     public String method() {
-        return HttpMethods.upperCase(request.getMethod());
+        return RateLimitGate.requestMethod(request.getMethod());
     }
 
     @Override

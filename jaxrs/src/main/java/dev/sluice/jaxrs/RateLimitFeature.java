@@ -83,7 +83,7 @@ public class RateLimitFeature implements DynamicFeature, Feature {
         FeatureStarts.started(applicationLoader());
         Configuration config = configuration != null ? configuration : context.getConfiguration();
         Map<String, Object> properties = config == null ? Map.of() : config.getProperties();
-        context.register(new SluiceExceptionMapper(JaxrsRateLimits.headerMode(applicationLoader(), properties)),
+        context.register(new SluiceExceptionMapper(JaxrsRateLimits.exceptionResponses(applicationLoader(), properties)),
                 SluiceExceptionMapper.PRIORITY);
         return true;
     }

@@ -8,12 +8,12 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.config.PolicyConfig;
-import dev.sluice.internal.runtime.ConfigReloads;
-import dev.sluice.internal.runtime.Reloadable;
+import dev.sluice.internal.http.AdapterConfig;
+import dev.sluice.internal.http.AdapterLifecycle;
+import dev.sluice.internal.http.AdapterSettings;
 import dev.sluice.internal.metrics.Kind;
 import dev.sluice.internal.metrics.MetricsBridges;
 import dev.sluice.internal.runtime.SluiceRuntime;
-import dev.sluice.internal.runtime.SluiceRuntimes;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
@@ -36,7 +36,6 @@ import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -64,13 +63,12 @@ public class SluiceExtension implements Extension {
     private ClassLoader application;
     /** Class loader of the first bean carrying @Locked/@Bounded: the user's module, whose config we want. */
     private ClassLoader guardedModule;
-    private SluiceConfig config;
+    private AdapterSettings settings;
+    private AdapterConfig config;
     private final GuardedMethods.Builder guards = new GuardedMethods.Builder();
     private volatile GuardedMethods guarded = GuardedMethods.NONE;
-    private volatile SluiceRuntime runtime;
-    /** The rate-limit policies in force for {@code Sluice.limiter()}, swapped whole by a reload. */
-    private volatile Map<String, PolicyConfig> policies = Map.of();
-    private AutoCloseable reloadRegistration;
+    /** The runtime and the rate-limit policies in force for {@code Sluice.limiter()}, swapped whole by a reload. */
+    private final AdapterLifecycle<LimiterPolicies> lifecycle = new AdapterLifecycle<>();
 
     /** Reads configuration from MicroProfile Config, or the contract's fallback chain where it is absent. */
     public SluiceExtension() {
@@ -196,8 +194,9 @@ public class SluiceExtension implements Extension {
             application = guardedModule;
         }
         try {
-            config = configLoader.apply(application);
-            guarded = guards.build(config);
+            settings = AdapterSettings.loaded(application, configLoader);
+            config = settings.read();
+            guarded = guards.build(config.config());
         } catch (SluiceConfigException e) {
             event.addDefinitionError(e);
         }
@@ -207,48 +206,27 @@ public class SluiceExtension implements Extension {
         if (config == null) {
             return;
         }
-        SluiceRuntime started;
-        if (given != null) {
-            started = given;
-        } else {
-            try {
-                started = SluiceRuntimes.acquire(application, config);
-            } catch (SluiceException e) {
-                event.addDeploymentProblem(e);
-                return;
+        try {
+            if (given != null) {
+                lifecycle.startOver(given, config, (c, before) -> LimiterPolicies.of(c));
+            } else {
+                lifecycle.start(settings, config, "programmatic rate limiters (Sluice.limiter)",
+                        (c, before) -> LimiterPolicies.of(c));
             }
+        } catch (SluiceException e) {
+            event.addDeploymentProblem(e);
+            return;
         }
+        SluiceRuntime started = lifecycle.current().runtime();
         guarded.lockNames().forEach(name -> started.metrics().register(Kind.LOCK, name));
         guarded.semaphoreNames().forEach(name -> started.metrics().register(Kind.SEMAPHORE, name));
         MetricsBridges.withBeans(started.metrics(), application, type -> bean(beanManager, type));
-        policies = config.policies();
-        runtime = started;
-        if (given == null) {
-            SluiceConfig deployed = config;
-            ClassLoader loader = application;
-            reloadRegistration = started.reloads().register(new Reloadable() {
-                @Override
-                public String describe() {
-                    return "programmatic rate limiters (Sluice.limiter)";
-                }
-
-                @Override
-                public ConfigReloads.Outcome reload() {
-                    SluiceConfig reread = configLoader.apply(loader);
-                    Map<String, PolicyConfig> before = policies;
-                    List<ConfigReloads.Change> changes = ConfigReloads.changes(before, reread.policies());
-                    if (!changes.isEmpty()) {
-                        policies = reread.policies();
-                    }
-                    return new ConfigReloads.Outcome(changes, ConfigReloads.notApplied(deployed, reread));
-                }
-            }, loader, config.configRefresh());
-        }
     }
 
     /** The configured rate-limit policy {@code name} as last (re)loaded; empty if none. */
     Optional<PolicyConfig> policy(String name) {
-        return Optional.ofNullable(policies.get(name));
+        AdapterLifecycle.Current<LimiterPolicies> c = lifecycle.current();
+        return c == null ? Optional.empty() : c.snapshot().policy(name);
     }
 
     /** The one bean of {@code type} with the default qualifier, as a contextual reference; empty if none or ambiguous. */
@@ -266,20 +244,7 @@ public class SluiceExtension implements Extension {
     }
 
     void stopRuntime(@Observes BeforeShutdown event) {
-        SluiceRuntime r = runtime;
-        runtime = null;
-        AutoCloseable registration = reloadRegistration;
-        reloadRegistration = null;
-        if (registration != null) {
-            try {
-                registration.close();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        if (r != null && given == null) {
-            SluiceRuntimes.release(r);
-        }
+        lifecycle.close();
     }
 
     /** The application's guarded methods, from the end of bean discovery. */
@@ -289,10 +254,10 @@ public class SluiceExtension implements Extension {
 
     /** The application's runtime, from the end of deployment until shutdown. */
     SluiceRuntime runtime() {
-        SluiceRuntime r = runtime;
-        if (r == null) {
+        AdapterLifecycle.Current<LimiterPolicies> c = lifecycle.current();
+        if (c == null) {
             throw new SluiceException("Sluice is not running: the CDI container has not finished deploying or has shut down");
         }
-        return r;
+        return c.runtime();
     }
 }

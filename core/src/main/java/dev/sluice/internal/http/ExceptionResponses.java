@@ -34,6 +34,18 @@ public final class ExceptionResponses {
     public record Answer(int status, List<RateLimitHeaders.Header> headers, ProblemDetails problem) {
     }
 
+    /**
+     * The answers of one application, in its {@code sluice.headers} mode (from {@link AdapterSettings}), for an
+     * adapter that maps exceptions.
+     */
+    public record InMode(HeaderMode mode) {
+
+        /** The answer to {@code e}, by its type. */
+        public Answer of(SluiceException e) {
+            return ExceptionResponses.of(e, mode);
+        }
+    }
+
     private ExceptionResponses() {
     }
 

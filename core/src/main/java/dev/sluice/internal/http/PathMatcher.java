@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Finds the policies whose {@code sluice.limit.<policy>.paths} and {@code .methods} match a request,
@@ -31,12 +32,17 @@ import java.util.Set;
  * Other forms ({@code /api/**}, {@code login}, {@code *.tar.gz}) are rejected at startup rather than
  * silently never matching. Disabled policies and policies without paths (JAX-RS only) never match.
  *
+ * <p>What it answers for a matching policy is what it was built with: the policy's configuration, or what the
+ * servlet filter decides with ({@link PathPolicies}), so that a request finds its candidates in one pass.
+ *
  * <p>Built once from configuration; immutable and thread-safe.
+ *
+ * @param <T> what it answers for each matching policy
  */
-public final class PathMatcher {
+public final class PathMatcher<T> {
 
-    private record Rule(PolicyConfig policy, Set<String> exact, List<String> prefixes, Set<String> extensions,
-                        boolean all) {
+    private record Rule<T>(PolicyConfig policy, T value, Set<String> exact, List<String> prefixes,
+                           Set<String> extensions, boolean all) {
 
         boolean matches(String path) {
             if (all || exact.contains(path)) {
@@ -56,9 +62,9 @@ public final class PathMatcher {
         }
     }
 
-    private final List<Rule> rules;
+    private final List<Rule<T>> rules;
 
-    private PathMatcher(List<Rule> rules) {
+    private PathMatcher(List<Rule<T>> rules) {
         this.rules = rules;
     }
 
@@ -68,16 +74,31 @@ public final class PathMatcher {
      * @throws SluiceConfigException naming {@code sluice.limit.<policy>.paths} when a pattern is not a
      *                               servlet url-pattern
      */
-    public static PathMatcher of(Collection<PolicyConfig> policies) {
-        List<Rule> rules = new ArrayList<>();
+    public static PathMatcher<PolicyConfig> of(Collection<PolicyConfig> policies) {
+        return of(policies, p -> p);
+    }
+
+    /**
+     * Compiles the paths of the enabled policies, answering {@code values} of each.
+     *
+     * @throws SluiceConfigException naming {@code sluice.limit.<policy>.paths} when a pattern is not a
+     *                               servlet url-pattern, or what {@code values} throws
+     */
+    public static <T> PathMatcher<T> of(Collection<PolicyConfig> policies, Function<PolicyConfig, T> values) {
+        List<Rule<PolicyConfig>> compiled = new ArrayList<>();
         policies.stream()
                 .filter(p -> p.enabled() && !p.paths().isEmpty())
                 .sorted(Comparator.comparing(PolicyConfig::name))
-                .forEach(p -> rules.add(compile(p)));
-        return new PathMatcher(List.copyOf(rules));
+                .forEach(p -> compiled.add(compile(p)));
+        // every pattern is checked before any value is made of a policy, so a bad path is reported first
+        List<Rule<T>> rules = new ArrayList<>(compiled.size());
+        for (Rule<PolicyConfig> r : compiled) {
+            rules.add(new Rule<>(r.policy, values.apply(r.policy), r.exact, r.prefixes, r.extensions, r.all));
+        }
+        return new PathMatcher<>(List.copyOf(rules));
     }
 
-    private static Rule compile(PolicyConfig policy) {
+    private static Rule<PolicyConfig> compile(PolicyConfig policy) {
         Set<String> exact = new HashSet<>();
         List<String> prefixes = new ArrayList<>();
         Set<String> extensions = new HashSet<>();
@@ -106,7 +127,7 @@ public final class PathMatcher {
                 throw invalid(policy, raw);
             }
         }
-        return new Rule(policy, Set.copyOf(exact), List.copyOf(prefixes), Set.copyOf(extensions), all);
+        return new Rule<>(policy, policy, Set.copyOf(exact), List.copyOf(prefixes), Set.copyOf(extensions), all);
     }
 
     private static SluiceConfigException invalid(PolicyConfig policy, String pattern) {
@@ -121,15 +142,15 @@ public final class PathMatcher {
      * @param method HTTP method as sent, in any case
      * @param path   path within the application, starting with {@code /}
      */
-    public List<PolicyConfig> matching(String method, String path) {
-        List<PolicyConfig> matched = null;
+    public List<T> matching(String method, String path) {
+        List<T> matched = null;
         String canonical = rules.isEmpty() ? path : canonical(path);
-        for (Rule rule : rules) {
+        for (Rule<T> rule : rules) {
             if (rule.policy.appliesTo(method) && rule.matches(canonical)) {
                 if (matched == null) {
                     matched = new ArrayList<>(2);
                 }
-                matched.add(rule.policy);
+                matched.add(rule.value);
             }
         }
         return matched == null ? List.of() : matched;

@@ -7,6 +7,7 @@ import dev.sluice.internal.config.Cidr;
 import dev.sluice.internal.config.Exemptions;
 import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.HeaderMode;
+import dev.sluice.internal.config.HttpMethods;
 import dev.sluice.internal.config.IpLiteral;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.PolicyMode;
@@ -92,6 +93,14 @@ public final class RateLimitGate {
      */
     public static RateLimitGate of(SluiceRuntime runtime, HeaderMode headerMode) {
         return new RateLimitGate(runtime.rateLimits(), headerMode);
+    }
+
+    /**
+     * {@code method} as policies compare it: ASCII letters upper-cased, so that {@code post} is {@code POST}
+     * (what every adapter's {@link RequestView#method()} answers).
+     */
+    public static String requestMethod(String method) {
+        return HttpMethods.upperCase(method);
     }
 
     /**

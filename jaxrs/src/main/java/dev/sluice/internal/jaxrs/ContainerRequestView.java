@@ -1,8 +1,8 @@
 package dev.sluice.internal.jaxrs;
 
 import dev.sluice.RequestView;
-import dev.sluice.internal.config.HttpMethods;
 import dev.sluice.internal.http.ClientAddress;
+import dev.sluice.internal.http.RateLimitGate;
 
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.SecurityContext;
@@ -37,7 +37,7 @@ final class ContainerRequestView implements RequestView {
     /** Upper case whatever the client sent, as the interface promises (RESTEasy runs {@code @POST} for {@code post}). */
     @Override
     public String method() {
-        return HttpMethods.upperCase(request.getMethod());
+        return RateLimitGate.requestMethod(request.getMethod());
     }
 
     @Override

@@ -1,7 +1,9 @@
 package dev.sluice.internal.jaxrs;
 
+import dev.sluice.internal.http.AdapterLifecycle;
 import dev.sluice.internal.http.AfterResponse;
 import dev.sluice.internal.http.ChargedPolicies;
+import dev.sluice.internal.http.MethodLimits;
 import dev.sluice.internal.http.ProblemDetails;
 import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.internal.http.RateLimitHeaders;
@@ -20,7 +22,7 @@ import jakarta.ws.rs.core.Response;
  * which JAX-RS on a servlet container exposes as a request property; the gate skips them.
  *
  * <p>One instance per resource method, created at deployment; its policies are looked up in {@link JaxrsRateLimits}
- * on each request, since a reload may replace them. Immutable and thread-safe.
+ * on each request (one volatile read), since a reload may replace them. Immutable and thread-safe.
  */
 final class RateLimitRequestFilter implements ContainerRequestFilter {
 
@@ -38,8 +40,14 @@ final class RateLimitRequestFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        ContainerRequestView view = new ContainerRequestView(request, shared.clientAddress());
-        Verdict verdict = shared.gate().decide(view, shared.policies(method), request.getProperty(ChargedPolicies.ATTRIBUTE));
+        AdapterLifecycle.Current<MethodLimits> now = shared.current();
+        if (now == null) {
+            // the application was undeployed while this request was on its way
+            return;
+        }
+        ContainerRequestView view = new ContainerRequestView(request, now.clientAddress());
+        Verdict verdict = now.gate().decide(view, now.snapshot().policies(method),
+                request.getProperty(ChargedPolicies.ATTRIBUTE));
         if (verdict.charged().isEmpty()) {
             return;
         }

@@ -1,7 +1,6 @@
 package dev.sluice.internal.jaxrs;
 
 import dev.sluice.SluiceException;
-import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.http.ExceptionResponses;
 import dev.sluice.internal.http.ProblemDetails;
 import dev.sluice.internal.http.RateLimitHeaders;
@@ -27,15 +26,16 @@ public final class SluiceExceptionMapper implements ExceptionMapper<SluiceExcept
     /** {@code Priorities.USER + 1000}: below every application mapper of default priority. */
     public static final int PRIORITY = Priorities.USER + 1000;
 
-    private final HeaderMode headerMode;
+    private final ExceptionResponses.InMode answers;
 
-    public SluiceExceptionMapper(HeaderMode headerMode) {
-        this.headerMode = headerMode;
+    /** @param answers the answers in the application's {@code sluice.headers} mode */
+    public SluiceExceptionMapper(ExceptionResponses.InMode answers) {
+        this.answers = answers;
     }
 
     @Override
     public Response toResponse(SluiceException e) {
-        ExceptionResponses.Answer answer = ExceptionResponses.of(e, headerMode);
+        ExceptionResponses.Answer answer = answers.of(e);
         Response.ResponseBuilder response = Response.status(answer.status())
                 .type(ProblemDetails.MEDIA_TYPE)
                 .entity(answer.problem().toJson());

@@ -5,6 +5,8 @@ import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.KeySpec;
 import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.http.AnnotatedPolicies;
+import dev.sluice.internal.http.RateLimitGate;
 import dev.sluice.jaxrs.RateLimited;
 
 import org.junit.jupiter.api.Test;
@@ -79,27 +81,27 @@ class MethodPoliciesTest {
         }
     }
 
-    private final MethodPolicies none = new MethodPolicies(ConfigSources.empty());
+    private final MethodPolicies none = new MethodPolicies(new AnnotatedPolicies(ConfigSources.empty()));
 
     @Test
     void classPoliciesApplyToEveryMethodAndMethodPoliciesAddToThem() {
-        assertThat(names(none.resolve(Annotated.class, method(Annotated.class, "inherited")))).containsExactly("api");
-        assertThat(names(none.resolve(Annotated.class, method(Annotated.class, "search"))))
+        assertThat(names(configs(none.resolve(Annotated.class, method(Annotated.class, "inherited"))))).containsExactly("api");
+        assertThat(names(configs(none.resolve(Annotated.class, method(Annotated.class, "search")))))
                 .containsExactly("api", "search");
-        assertThat(names(none.resolve(Annotated.class, method(Annotated.class, "three"))))
+        assertThat(names(configs(none.resolve(Annotated.class, method(Annotated.class, "three")))))
                 .containsExactly("api", "a", "b", "c");
     }
 
     @Test
     void aPolicyOnClassAndMethodIsTakenFromTheMethodOnce() {
-        List<PolicyConfig> policies = none.resolve(Annotated.class, method(Annotated.class, "expensive"));
+        List<PolicyConfig> policies = configs(none.resolve(Annotated.class, method(Annotated.class, "expensive")));
 
         assertThat(policies).singleElement().satisfies(p -> assertThat(p.cost()).isEqualTo(5));
     }
 
     @Test
     void overridingMethodsKeepTheAnnotationsOfTheMethodTheyOverride() {
-        assertThat(names(none.resolve(Subclass.class, method(Subclass.class, "search"))))
+        assertThat(names(configs(none.resolve(Subclass.class, method(Subclass.class, "search")))))
                 .containsExactly("api", "search");
     }
 
@@ -107,12 +109,12 @@ class MethodPoliciesTest {
     void methodsWithoutAnnotationsHaveNoPolicies() {
         assertThat(MethodPolicies.annotated(Plain.class, method(Plain.class, "nothing"))).isFalse();
         assertThat(MethodPolicies.annotated(Annotated.class, method(Annotated.class, "inherited"))).isTrue();
-        assertThat(none.resolve(Plain.class, method(Plain.class, "nothing"))).isEmpty();
+        assertThat(configs(none.resolve(Plain.class, method(Plain.class, "nothing")))).isEmpty();
     }
 
     @Test
     void inlineMembersAreTheDefaults() {
-        PolicyConfig inline = none.resolve(Plain.class, method(Plain.class, "inline")).get(0);
+        PolicyConfig inline = configs(none.resolve(Plain.class, method(Plain.class, "inline"))).get(0);
 
         assertThat(inline.bandwidths()).containsExactly(new Bandwidth(10, Duration.ofSeconds(1), 20));
         assertThat(inline.key()).isEqualTo(new KeySpec(KeySpec.Type.HEADER, "X-Api-Key"));
@@ -121,11 +123,11 @@ class MethodPoliciesTest {
 
     @Test
     void configurationWinsKeyByKey() {
-        MethodPolicies tuned = new MethodPolicies(ConfigSources.of(Map.of(
+        MethodPolicies tuned = new MethodPolicies(new AnnotatedPolicies(ConfigSources.of(Map.of(
                 "sluice.limit.inline.rate", "5/1s",
-                "sluice.limit.inline.key", "ip")));
+                "sluice.limit.inline.key", "ip"))));
 
-        PolicyConfig inline = tuned.resolve(Plain.class, method(Plain.class, "inline")).get(0);
+        PolicyConfig inline = configs(tuned.resolve(Plain.class, method(Plain.class, "inline"))).get(0);
 
         assertThat(inline.bandwidths()).containsExactly(new Bandwidth(5, Duration.ofSeconds(1), 20));
         assertThat(inline.key()).isEqualTo(KeySpec.IP);
@@ -134,16 +136,16 @@ class MethodPoliciesTest {
 
     @Test
     void aConfiguredPolicyNeedsNoInlineRate() {
-        MethodPolicies configured = new MethodPolicies(ConfigSources.of(Map.of(
-                "sluice.limit.configured.rate", "7/1m")));
+        MethodPolicies configured = new MethodPolicies(new AnnotatedPolicies(ConfigSources.of(Map.of(
+                "sluice.limit.configured.rate", "7/1m"))));
 
-        assertThat(configured.resolve(Plain.class, method(Plain.class, "configured")))
+        assertThat(configs(configured.resolve(Plain.class, method(Plain.class, "configured"))))
                 .singleElement().satisfies(p -> assertThat(p.bandwidths().get(0).tokens()).isEqualTo(7));
     }
 
     @Test
     void anUnknownPolicyWithoutInlineRateFailsNamingMethodAndPolicy() {
-        assertThatThrownBy(() -> none.resolve(Plain.class, method(Plain.class, "unknown")))
+        assertThatThrownBy(() -> configs(none.resolve(Plain.class, method(Plain.class, "unknown"))))
                 .isInstanceOf(SluiceConfigException.class)
                 .hasMessageStartingWith("sluice.limit.nope.rate: (absent)")
                 .hasMessageContaining("@RateLimited(\"nope\") on " + Plain.class.getName() + "#unknown()")
@@ -152,7 +154,7 @@ class MethodPoliciesTest {
 
     @Test
     void aBadInlineValueFailsNamingMethodKeyAndValue() {
-        assertThatThrownBy(() -> none.resolve(Plain.class, method(Plain.class, "badRate")))
+        assertThatThrownBy(() -> configs(none.resolve(Plain.class, method(Plain.class, "badRate"))))
                 .isInstanceOf(SluiceConfigException.class)
                 .hasMessageContaining("#badRate()")
                 .hasMessageContaining("sluice.limit.bad.rate")
@@ -161,16 +163,16 @@ class MethodPoliciesTest {
 
     @Test
     void onePolicyTwiceOnAMethodFails() {
-        assertThatThrownBy(() -> none.resolve(Plain.class, method(Plain.class, "twice")))
+        assertThatThrownBy(() -> configs(none.resolve(Plain.class, method(Plain.class, "twice"))))
                 .isInstanceOf(SluiceConfigException.class)
                 .hasMessageContaining("@RateLimited(\"twice\") appears twice on " + Plain.class.getName() + "#twice()");
     }
 
     @Test
     void methodsSharingAPolicyMustAgreeOnItsBandwidths() {
-        none.resolve(Annotated.class, method(Annotated.class, "search"));
+        configs(none.resolve(Annotated.class, method(Annotated.class, "search")));
 
-        assertThatThrownBy(() -> none.resolve(Plain.class, method(Plain.class, "disagrees")))
+        assertThatThrownBy(() -> configs(none.resolve(Plain.class, method(Plain.class, "disagrees"))))
                 .isInstanceOf(SluiceConfigException.class)
                 .hasMessageContaining("#disagrees()")
                 .hasMessageContaining(Annotated.class.getName() + "#search()");
@@ -178,9 +180,13 @@ class MethodPoliciesTest {
 
     @Test
     void disabledPoliciesAreLeftOut() {
-        MethodPolicies switchedOff = new MethodPolicies(ConfigSources.of(Map.of("sluice.limit.off.enabled", "false")));
+        MethodPolicies switchedOff = new MethodPolicies(new AnnotatedPolicies(ConfigSources.of(Map.of("sluice.limit.off.enabled", "false"))));
 
-        assertThat(switchedOff.resolve(Plain.class, method(Plain.class, "off"))).isEmpty();
+        assertThat(configs(switchedOff.resolve(Plain.class, method(Plain.class, "off")))).isEmpty();
+    }
+
+    private static List<PolicyConfig> configs(List<RateLimitGate.Policy> policies) {
+        return policies.stream().map(RateLimitGate.Policy::config).toList();
     }
 
     private static List<String> names(List<PolicyConfig> policies) {
