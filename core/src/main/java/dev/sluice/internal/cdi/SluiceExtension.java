@@ -237,7 +237,9 @@ public class SluiceExtension implements Extension {
                 return Optional.empty();
             }
             Bean<?> bean = beanManager.resolve(beans);
-            return Optional.of(beanManager.getReference(bean, type, beanManager.createCreationalContext(bean)));
+            // Through an injection point: a producer that reads the point it serves gets one (Payara's does).
+            return Optional.ofNullable(beanManager.getInjectableReference(new LookupPoint(type),
+                    beanManager.createCreationalContext(bean)));
         } catch (RuntimeException ambiguousOrBroken) {
             return Optional.empty();
         }

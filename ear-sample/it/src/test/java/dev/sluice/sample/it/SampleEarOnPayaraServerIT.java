@@ -38,4 +38,15 @@ class SampleEarOnPayaraServerIT extends SessionBeanScenarios {
         assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
         assertThat(ready.body()).contains("\"sluice-redis\"");
     }
+
+    /** Payara Server's MicroProfile Metrics ({@code /metrics} on the HTTP listener) shows Sluice's metrics. */
+    @Test
+    @Order(51)
+    void metricsReachTheServersMicroProfileMetrics() {
+        HttpResponse<String> metrics = Http.get(payara.root().resolve("metrics"));
+        System.out.println("Payara Server /metrics: " + metrics.statusCode() + ", sluice lines: "
+                + metrics.body().lines().filter(l -> l.contains("sluice")).limit(20).toList());
+        assertThat(metrics.statusCode()).as(metrics.body()).isEqualTo(200);
+        assertThat(metrics.body()).contains("sluice_redis_reachable").contains("_allowed");
+    }
 }
