@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * What a lock and a semaphore share: the two public ways to acquire (wait up to a maximum and throw, or try once)
@@ -53,6 +54,8 @@ abstract class Guard<H> {
     final String storeKey;
     final GuardMetrics metrics;
     final LockParts parts;
+    /** The parts' clock, read on every step of an acquisition. */
+    final LongSupplier clock;
     private final boolean exclusive;
     private final String kind;
     private final String name;
@@ -75,6 +78,7 @@ abstract class Guard<H> {
         this.metrics = metrics;
         this.notAcquired = notAcquired;
         this.parts = parts;
+        this.clock = parts.clock();
     }
 
     public H acquire(Duration lease, Duration maxWait) {
@@ -86,7 +90,7 @@ abstract class Guard<H> {
     }
 
     private Optional<H> acquire(Duration lease, Duration maxWait, boolean throwOnTimeout) {
-        long started = parts.now();
+        long started = clock.getAsLong();
         long leaseMillis = leaseMillis(kind, name, lease);
         long deadline = started + maxWaitNanos(kind, name, maxWait);
         return acquire(started, leaseMillis, deadline, throwOnTimeout);
@@ -116,7 +120,7 @@ abstract class Guard<H> {
             if (outcome == null) {
                 return Optional.empty();
             }
-            long acquiredAt = parts.now();
+            long acquiredAt = clock.getAsLong();
             metrics.acquired(acquiredAt - started);
             return Optional.of(new Grant(queue, waiter, outcome.fencingToken(), outcome.grantedAtNanos(), acquiredAt));
         } finally {
@@ -133,11 +137,11 @@ abstract class Guard<H> {
         ReleaseSignals.Waiter signals = null;
         try {
             boolean attempt = queue.arrive(waiter);
-            long pollNanos = parts.pollNanos(Long.MAX_VALUE);
+            long pollNanos = parts.maxPollNanos(); // until a refusal gives a hint
             while (true) {
                 if (!attempt) {
                     WaitQueue.Outcome told = waiter.outcome();
-                    long left = deadline - parts.now();
+                    long left = deadline - clock.getAsLong();
                     if (told == null && (left <= 0 || Thread.currentThread().isInterrupted())) {
                         if (queue.withdraw(waiter)) {
                             return gaveUp(started, throwOnTimeout);
@@ -161,13 +165,13 @@ abstract class Guard<H> {
                     }
                 }
                 waiter.releasesSeen = parts.signals().releases(storeKey);
-                long attemptStarted = parts.now();
+                long attemptStarted = clock.getAsLong();
                 Attempt tried = once(waiter.claim, started);
                 if (tried.acquired()) {
                     queue.granted(waiter);
                     return WaitQueue.Outcome.granted(tried.fencingToken(), attemptStarted);
                 }
-                if (deadline - parts.now() <= 0) {
+                if (deadline - clock.getAsLong() <= 0) {
                     return timedOut(throwOnTimeout, started);
                 }
                 queue.refused(waiter);
@@ -210,7 +214,7 @@ abstract class Guard<H> {
     }
 
     private Duration waited(long started) {
-        return Duration.ofNanos(parts.now() - started);
+        return Duration.ofNanos(clock.getAsLong() - started);
     }
 
     /**
@@ -239,7 +243,7 @@ abstract class Guard<H> {
     }
 
     private boolean handOver(WaitQueue queue, WaitQueue.Waiter next, String holderId) {
-        long started = parts.now();
+        long started = clock.getAsLong();
         LockStore.Handover handover = next.claim.takeOver(holderId);
         if (handover.attempt().acquired()) {
             queue.resolve(next, WaitQueue.Outcome.granted(handover.attempt().fencingToken(), started));

@@ -73,7 +73,7 @@ abstract class Hold implements Watchdog.Renewable {
             lease.reportUnconfirmed(Lease.UNCONFIRMED);
         }
         renewal.cancel();
-        guard.metrics.released(guard.parts.now() - grant.acquiredAtNanos());
+        guard.metrics.released(guard.clock.getAsLong() - grant.acquiredAtNanos());
         boolean released;
         RuntimeException unreachable = null;
         try {

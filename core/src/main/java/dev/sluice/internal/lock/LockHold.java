@@ -139,7 +139,7 @@ final class LockHold extends Hold {
     /** Sets the lease in the store and here at once; renewals from now on ask for the new lease. */
     private boolean extend(Duration newLease) {
         long millis = Guard.leaseMillis("lock", lock.key(), newLease);
-        long started = lock.parts.now();
+        long started = lock.clock.getAsLong();
         boolean ok;
         try {
             ok = lease.set(millis, m -> lock.parts.calls().call(describe(), () -> extendInStore(m)));

@@ -28,8 +28,4 @@ record LockParts(LongSupplier clock, Watchdog watchdog, ReleaseSignals signals, 
         }
         return Math.min(TimeUnit.MILLISECONDS.toNanos(retryHintMillis), maxPollNanos);
     }
-
-    long now() {
-        return clock.getAsLong();
-    }
 }
