@@ -5,15 +5,6 @@ class InProcessWaitQueueRaceTest extends WaitQueueRaceTest {
 
     @Override
     StoreFixture fixture() {
-        return new StoreFixture() {
-            private final ReleaseSignals signals = new ReleaseSignals();
-            private final InProcessLockStore locks = new InProcessLockStore(clock::micros, signals);
-            private final InProcessSemaphoreStore semaphores = new InProcessSemaphoreStore(clock::micros, signals);
-
-            @Override
-            Parts newParts() {
-                return new Parts(locks, semaphores, signals, () -> { });
-            }
-        };
+        return new InProcessLockContractTest().fixture();
     }
 }

@@ -23,6 +23,15 @@ class WaitQueueTest {
         return new WaitQueue.Waiter(null);
     }
 
+    /** A waiter that tried the store at once, was refused and so took the turn. */
+    private static WaitQueue.Waiter contender(WaitQueue queue) {
+        WaitQueue.Waiter contender = waiter();
+        assertThat(queue.arrive(contender)).isTrue();
+        queue.refused(contender);
+        assertThat(queue.hasTurn(contender)).isTrue();
+        return contender;
+    }
+
     @Test
     void callersTryTheStoreAtOnceUntilOneIsRefusedThenQueueBehindIt() {
         WaitQueue.Waiter first = waiter();
@@ -46,10 +55,8 @@ class WaitQueueTest {
 
     @Test
     void aReturningHolderLeavesItsPermitToTheWaiterWithTheTurnWhileItsStoreCallIsUnderWay() {
-        WaitQueue.Waiter contender = waiter();
+        WaitQueue.Waiter contender = contender(semaphore);
         WaitQueue.Waiter queued = waiter();
-        semaphore.arrive(contender);
-        semaphore.refused(contender);
         semaphore.arrive(queued);
 
         // The contender arrived first: handing the permit to the thread queued behind it would serve a later
@@ -62,9 +69,7 @@ class WaitQueueTest {
 
     @Test
     void aContenderTakenOutCannotGoToTheStoreAndIsToldOnceByTheHolder() {
-        WaitQueue.Waiter contender = waiter();
-        semaphore.arrive(contender);
-        semaphore.refused(contender);
+        WaitQueue.Waiter contender = contender(semaphore);
         assertThat(semaphore.claimNext(waiter())).isSameAs(contender);
 
         assertThat(semaphore.toStore(contender)).isFalse();
@@ -99,11 +104,9 @@ class WaitQueueTest {
 
     @Test
     void aQueuedThreadWithdrawsUnlessTakenOutAndOneTakenOutIsNeverLeftUntold() {
-        WaitQueue.Waiter contender = waiter();
+        WaitQueue.Waiter contender = contender(semaphore);
         WaitQueue.Waiter leaving = waiter();
         WaitQueue.Waiter claimed = waiter();
-        semaphore.arrive(contender);
-        semaphore.refused(contender);
         semaphore.arrive(leaving);
         semaphore.arrive(claimed);
         assertThat(semaphore.claimNext(waiter())).isSameAs(contender); // one holder returns to the contender
@@ -123,10 +126,8 @@ class WaitQueueTest {
 
     @Test
     void aWaiterSentToContendAndRefusedAgainWaitsToBeToldAnew() {
-        WaitQueue.Waiter contender = waiter();
+        WaitQueue.Waiter contender = contender(semaphore);
         WaitQueue.Waiter queued = waiter();
-        semaphore.arrive(contender);
-        semaphore.refused(contender);
         semaphore.arrive(queued);
         semaphore.toStore(contender);
         semaphore.granted(contender);
