@@ -1,6 +1,7 @@
 package dev.sluice.internal.lock;
 
 import dev.sluice.LockHandle;
+import dev.sluice.LockNotAcquiredException;
 import dev.sluice.Permit;
 import dev.sluice.SluiceException;
 
@@ -22,6 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Threads of one JVM passing a lock or permits around through the local queue while others give up at the same
@@ -95,6 +98,26 @@ abstract class WaitQueueRaceTest {
             both.add(service.semaphore("race", 2).tryAcquire(LEASE).orElseThrow());
         }
         both.forEach(Permit::close);
+    }
+
+    @Test
+    void aContenderGivingUpPassesItsTurnToTheNextThreadWhichTakesTheLockWhenAnotherNodeReleasesIt() throws Exception {
+        LockService otherNode = fixture.service();
+        String key = service.lockKey("turn");
+        LockHandle elsewhere = otherNode.lock("turn").acquire(LEASE, Duration.ZERO);
+        Future<LockHandle> impatient = pool.submit(() -> service.lock("turn").acquire(LEASE, Duration.ofSeconds(2)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> service.signals().waitingKeys() == 1); // refused: contends
+        Future<LockHandle> patient = pool.submit(() -> service.lock("turn").acquire(LEASE, Duration.ofSeconds(60)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> service.queued(key) == 1);
+
+        assertThatThrownBy(() -> impatient.get(15, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(LockNotAcquiredException.class);
+        elsewhere.close();
+
+        // Parked until its turn came, it would otherwise learn of the release only at its deadline, a minute away.
+        try (LockHandle taken = patient.get(15, TimeUnit.SECONDS)) {
+            assertThat(taken.fencingToken()).isGreaterThan(elsewhere.fencingToken());
+        }
     }
 
     /**

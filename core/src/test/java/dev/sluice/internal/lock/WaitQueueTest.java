@@ -2,13 +2,17 @@ package dev.sluice.internal.lock;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The local queue of waiters of one key, step by step on one thread (for a semaphore and for a lock), and the race
@@ -140,6 +144,56 @@ class WaitQueueTest {
         assertThat(semaphore.claimNext(waiter())).isSameAs(queued);
         semaphore.resolve(queued, WaitQueue.Outcome.granted(0, 5));
         assertThat(queued.outcome()).isEqualTo(WaitQueue.Outcome.granted(0, 5));
+    }
+
+    @Test
+    void aContenderSentToContendKeepsLaterReturnsFromServingThoseBehindItWhileItsCallIsUnderWay() {
+        WaitQueue.Waiter contender = contender(semaphore);
+        WaitQueue.Waiter second = waiter();
+        WaitQueue.Waiter third = waiter();
+        semaphore.arrive(second);
+        semaphore.arrive(third);
+        assertThat(semaphore.claimNext(waiter())).isSameAs(contender);
+        assertThat(semaphore.claimNext(waiter())).isSameAs(second);
+
+        semaphore.resolve(second, WaitQueue.Outcome.CONTEND); // not the turn: its own attempt blocks nobody
+        assertThat(semaphore.claimNext(waiter())).as("the contender's hand-over is not under way yet")
+                .isSameAs(third);
+        semaphore.resolve(contender, WaitQueue.Outcome.CONTEND);
+        semaphore.refused(second);
+
+        assertThat(semaphore.claimNext(waiter())).as("the contender's own attempt is").isNull();
+        assertThat(semaphore.withdraw(second)).as("queued again").isTrue();
+    }
+
+    @Test
+    void aWaiterInterruptedWhileAwaitingItsOutcomeStillGetsItAndKeepsTheInterrupt() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            WaitQueue.Waiter holder = waiter();
+            lock.arrive(holder);
+            lock.granted(holder);
+            AtomicReference<Thread> thread = new AtomicReference<>();
+            CountDownLatch queued = new CountDownLatch(1);
+            Future<Boolean> interrupted = pool.submit(() -> {
+                WaitQueue.Waiter self = waiter();
+                thread.set(Thread.currentThread());
+                lock.arrive(self);
+                queued.countDown();
+                assertThat(self.awaitOutcome()).isEqualTo(WaitQueue.Outcome.granted(9, 0));
+                return Thread.currentThread().isInterrupted();
+            });
+            queued.await();
+            WaitQueue.Waiter next = lock.claimNext(holder);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> thread.get().getState() == Thread.State.WAITING);
+            thread.get().interrupt();
+            lock.resolve(next, WaitQueue.Outcome.granted(9, 0));
+
+            assertThat(interrupted.get(10, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
