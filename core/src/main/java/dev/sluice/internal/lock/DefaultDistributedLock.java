@@ -4,26 +4,35 @@ import dev.sluice.internal.lease.Lease;
 import dev.sluice.DistributedLock;
 import dev.sluice.LockHandle;
 import dev.sluice.LockNotAcquiredException;
-import dev.sluice.SluiceException;
 import dev.sluice.internal.metrics.GuardMetrics;
 
 import java.lang.System.Logger.Level;
-import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * A {@link DistributedLock} of a {@link LockService}: reentrancy from the service's hold table, then the
- * local gate, then attempts on the store ({@link Contention}). Thread-safe.
+ * A {@link DistributedLock}: reentrancy from its service's table of holds, then the key's {@link WaitQueue} and
+ * attempts on the store ({@link Guard#await}). Thread-safe.
  */
 final class DefaultDistributedLock extends Guard<LockHandle> implements DistributedLock {
 
     private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
 
-    private final String key;
+    /** A thread's hold of one lock key, for reentrancy. */
+    record HoldKey(Thread thread, String storeKey) {
+    }
 
-    DefaultDistributedLock(LockService service, String key, String storeKey, GuardMetrics metrics) {
-        super(service, "lock", key, "lock '" + key + "'", storeKey, metrics, LockNotAcquiredException::new);
+    private final String key;
+    final LockStore store;
+    final Map<HoldKey, LockHold> holds;
+
+    /** @param holds the holds of every lock of the service, by thread and key */
+    DefaultDistributedLock(String key, String storeKey, GuardMetrics metrics, LockStore store,
+                           Map<HoldKey, LockHold> holds, LockParts parts) {
+        super(true, "lock", key, "lock '" + key + "'", storeKey, metrics, LockNotAcquiredException::new, parts);
         this.key = key;
+        this.store = store;
+        this.holds = holds;
     }
 
     @Override
@@ -33,105 +42,54 @@ final class DefaultDistributedLock extends Guard<LockHandle> implements Distribu
 
     @Override
     Optional<LockHandle> acquire(long started, long leaseMillis, long deadline, boolean throwOnTimeout) {
-        LockService.HoldKey holdKey = new LockService.HoldKey(Thread.currentThread(), storeKey);
-        LockHold held = service.holds.get(holdKey);
+        HoldKey holdKey = new HoldKey(Thread.currentThread(), storeKey);
+        LockHold held = holds.get(holdKey);
         LockHandle reentered = held == null ? null : held.reenter();
         if (reentered != null) {
             return Optional.of(reentered);
         }
         String owner = Owners.newToken();
-        LockService.Gate gate = service.enterGate(storeKey);
-        Acquisition acquisition = new Acquisition(holdKey, gate, owner, leaseMillis, started);
-        Contention<LockHandle> contention = new Contention<>(this, acquisition, started);
-        boolean gateTaken = false;
-        boolean acquired = false;
-        try {
-            LockService.Turn turn = gate.enter(owner, leaseMillis);
-            if (turn != null) {
-                turn.await(deadline, service.clock);
-                if (turn.state == LockService.Turn.WAITING) {
-                    boolean interrupted = Thread.currentThread().isInterrupted();
-                    if (gate.cancel(turn)) {
-                        if (interrupted) {
-                            throw contention.interrupted();
-                        }
-                        return contention.timedOut(throwOnTimeout);
-                    }
-                    turn.await(deadline, service.clock); // claimed meanwhile: its outcome comes within one store call
-                }
-                gateTaken = true;
-                if (turn.state == LockService.Turn.GRANTED) {
-                    acquired = true;
-                    return Optional.of(acquisition.hold(turn.fencingToken, turn.grantedAtNanos));
-                }
-            } else {
-                gateTaken = true;
-            }
-            Optional<LockHandle> handle = contention.run(deadline, throwOnTimeout);
-            acquired = handle.isPresent();
-            return handle;
-        } finally {
-            if (!acquired) {
-                if (gateTaken) {
-                    gate.leave();
-                }
-                service.leaveGate(storeKey, gate);
-            }
-        }
+        return await(new LockClaim(owner, leaseMillis), started, deadline, throwOnTimeout)
+                .map(grant -> hold(holdKey, owner, leaseMillis, grant));
     }
 
-    /** One acquisition by one thread holding the local gate. */
-    private final class Acquisition implements Contention.Contender<LockHandle> {
-        private final LockService.HoldKey holdKey;
-        private final LockService.Gate gate;
+    /** Records a granted acquisition: the hold, its lease and its watchdog. */
+    private LockHandle hold(HoldKey holdKey, String owner, long leaseMillis, Grant grant) {
+        long fencingToken = grant.fencingToken();
+        Lease lease = new Lease(parts.clock(), grant.grantedAtNanos(), leaseMillis, store::validityMillis, why -> {
+            metrics.leaseLost();
+            LOG.log(Level.WARNING, "Sluice: lock '" + key + "' (fencing token " + fencingToken
+                    + ") lost its lease: " + why + "; another holder may have overlapped with this one");
+        });
+        LockHold hold = new LockHold(this, holdKey, owner, grant, lease);
+        holds.put(holdKey, hold);
+        hold.startWatchdog();
+        return hold.enter();
+    }
+
+    /** One acquisition under its own owner token; the compare-and-delete of its undo never touches another's lock. */
+    private final class LockClaim implements Claim {
         private final String owner;
         private final long leaseMillis;
-        private final long started;
 
-        Acquisition(LockService.HoldKey holdKey, LockService.Gate gate, String owner, long leaseMillis, long started) {
-            this.holdKey = holdKey;
-            this.gate = gate;
+        LockClaim(String owner, long leaseMillis) {
             this.owner = owner;
             this.leaseMillis = leaseMillis;
-            this.started = started;
         }
 
         @Override
         public Attempt attempt() {
-            return service.lockStore.tryLock(storeKey, owner, leaseMillis);
+            return store.tryLock(storeKey, owner, leaseMillis);
         }
 
-        /** The compare-and-delete never touches another owner's lock. */
         @Override
         public void undo() {
-            service.lockStore.unlock(storeKey, owner);
+            store.unlock(storeKey, owner);
         }
 
         @Override
-        public LockHandle granted(Attempt attempt, long attemptStartedNanos) {
-            return hold(attempt.fencingToken(), attemptStartedNanos);
+        public LockStore.Handover takeOver(String holder) {
+            return store.handOver(storeKey, holder, owner, leaseMillis);
         }
-
-        /**
-         * Records a granted acquisition: the hold, its lease and its watchdog.
-         *
-         * @param grantedAtNanos when the store call that granted the lock started (the lease counts from there)
-         */
-        LockHandle hold(long fencingToken, long grantedAtNanos) {
-            long acquiredAt = service.clock.getAsLong();
-            metrics.acquired(acquiredAt - started);
-            Lease lease = new Lease(service.clock, grantedAtNanos, leaseMillis, service.lockStore::validityMillis,
-                    why -> {
-                        metrics.leaseLost();
-                        LOG.log(Level.WARNING, "Sluice: lock '" + key + "' (fencing token " + fencingToken
-                                + ") lost its lease: " + why + "; another holder may have overlapped with this one");
-                    });
-            LockHold hold = new LockHold(service, DefaultDistributedLock.this, holdKey, owner, fencingToken, lease,
-                    gate, acquiredAt);
-            service.holds.put(holdKey, hold);
-            hold.startWatchdog(grantedAtNanos);
-            return hold.enter();
-        }
-
     }
 }

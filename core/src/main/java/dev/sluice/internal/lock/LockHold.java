@@ -4,11 +4,9 @@ import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.internal.lease.Lease;
 import dev.sluice.LockHandle;
 import dev.sluice.LockLostException;
-import dev.sluice.SluiceException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.tx.Transactions;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -22,54 +20,45 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the hold stays in the service's table (the thread reenters it), renewed, and counted as held in the metrics.
  * Thread-safe.
  */
-final class LockHold implements Watchdog.Renewable {
+final class LockHold extends Hold {
 
-    private static final System.Logger LOG = System.getLogger("dev.sluice.lock");
-
-    private final LockService service;
     private final DefaultDistributedLock lock;
-    private final LockService.HoldKey holdKey;
-    private final String owner;
+    private final DefaultDistributedLock.HoldKey holdKey;
     private final long fencingToken;
-    private final Lease lease;
-    private final LockService.Gate gate;
-    private final long acquiredAtNanos;
-    private Watchdog.Renewal renewal;
     private int depth;
     /** The transactions (their keys) whose completion the release waits for; guarded by this. */
     private final Set<Object> awaited = new HashSet<>();
     /** Set once, by whoever releases it in the store; guarded by this. */
     private boolean released;
 
-    LockHold(LockService service, DefaultDistributedLock lock, LockService.HoldKey holdKey, String owner,
-             long fencingToken, Lease lease, LockService.Gate gate, long acquiredAtNanos) {
-        this.service = service;
+    LockHold(DefaultDistributedLock lock, DefaultDistributedLock.HoldKey holdKey, String owner, Guard.Grant grant,
+             Lease lease) {
+        super(lock, grant, owner, lease);
         this.lock = lock;
         this.holdKey = holdKey;
-        this.owner = owner;
-        this.fencingToken = fencingToken;
-        this.lease = lease;
-        this.gate = gate;
-        this.acquiredAtNanos = acquiredAtNanos;
-    }
-
-    /** @param grantedAtNanos when the store call that granted the lock started */
-    void startWatchdog(long grantedAtNanos) {
-        renewal = service.watchdog.watch(lease, grantedAtNanos, this);
+        this.fencingToken = grant.fencingToken();
     }
 
     @Override
-    public boolean renew(long leaseMillis) {
-        boolean renewed = service.lockStore.extend(lock.storeKey, owner, leaseMillis);
-        if (renewed) {
-            lock.metrics.renewed();
-        }
-        return renewed;
+    boolean extendInStore(long leaseMillis) {
+        return lock.store.extend(lock.storeKey, id, leaseMillis);
     }
 
     @Override
-    public String describe() {
-        return lock.describe();
+    boolean releaseInStore() {
+        return lock.store.unlock(lock.storeKey, id);
+    }
+
+    @Override
+    String unreachableWarning() {
+        return "Sluice: could not release lock '" + lock.key() + "'; it expires after its lease";
+    }
+
+    @Override
+    LockLostException lostAtRelease() {
+        return new LockLostException(lock.key(), "Lock '" + lock.key() + "' (fencing token " + fencingToken
+                + ") had lost its lease before it was released; another holder may have overlapped. "
+                + "The other holder's lock was left untouched");
     }
 
     /**
@@ -97,7 +86,8 @@ final class LockHold implements Watchdog.Renewable {
     private void exit() {
         // Asked outside the monitor: a manager completing the transaction on another thread (a timeout) calls
         // back into this hold under locks of its own.
-        Object transaction = lease.isHeld() ? service.transactions.current() : null;
+        Transactions transactions = lock.parts.transactions();
+        Object transaction = lease.isHeld() ? transactions.current() : null;
         boolean register = false;
         synchronized (this) {
             if (--depth > 0) {
@@ -114,7 +104,7 @@ final class LockHold implements Watchdog.Renewable {
                 released = true;
             }
         }
-        if (register && (service.transactions.onCompletion(new Completion(transaction)) || !lastAwaited(transaction))) {
+        if (register && (transactions.onCompletion(new Completion(transaction)) || !lastAwaited(transaction))) {
             return;
         }
         // No transaction, or it refused to wait (completing already), or the lease is known lost: the holder
@@ -134,88 +124,32 @@ final class LockHold implements Watchdog.Renewable {
         return true;
     }
 
-    /** At the end of a transaction, on the thread that completed it: nobody to throw to, so a loss is logged. */
+    /** At the end of a transaction, on the thread that completed it. */
     private void completed(Object transaction) {
-        if (!lastAwaited(transaction)) {
-            return;
-        }
-        try {
-            release();
-        } catch (LockLostException e) {
-            // Warned about once, by the lease; the transaction's own thread has moved on.
-            LOG.log(Level.DEBUG, "Sluice: " + e.getMessage() + " (found when its transaction completed)");
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "' after its transaction", e);
+        if (lastAwaited(transaction)) {
+            afterTransaction(this::release, () -> "Sluice: could not release lock '" + lock.key()
+                    + "' after its transaction");
         }
     }
 
     /** Releases in the store, once, on the closing thread or on the thread that completed the transaction. */
     private void release() {
-        if (!lease.isHeld()) {
-            lease.reportUnconfirmed(Lease.UNCONFIRMED);
-        }
-        service.holds.remove(holdKey, this);
-        renewal.cancel();
-        lock.metrics.released(service.clock.getAsLong() - acquiredAtNanos);
-        LockService.Turn next = gate.claimNext();
-        boolean unlocked;
-        RuntimeException unreachable = null;
-        try {
-            unlocked = service.store(describe(), () -> next == null ? service.lockStore.unlock(lock.storeKey, owner)
-                    : handOver(next));
-        } catch (RuntimeException e) {
-            // The store is unreachable: the lock goes away when its lease runs out.
-            unlocked = lease.isHeld();
-            unreachable = e;
-            if (unlocked) {
-                LOG.log(Level.WARNING, "Sluice: could not release lock '" + lock.key() + "'; it expires after its "
-                        + "lease", e);
-            }
-        } finally {
-            if (next == null) {
-                gate.leave();
-            } else {
-                next.contend(); // unless handOver granted it the lock; on any outcome, never left parked
-            }
-            service.leaveGate(lock.storeKey, gate);
-        }
-        if (!unlocked || lease.isLost()) {
-            lease.markLost(Lease.lostAtRelease(unreachable));
-            throw new LockLostException(lock.key(), "Lock '" + lock.key() + "' (fencing token " + fencingToken
-                    + ") had lost its lease before it was released; another holder may have overlapped. "
-                    + "The other holder's lock was left untouched");
-        }
-    }
-
-    /**
-     * Passes the lock to the next thread queued at the gate in one store call. If the store refuses (another
-     * instance waits, or our lease had run out and somebody else holds it), the turn is left to {@link #release},
-     * which lets that thread contend instead.
-     *
-     * @return whether this holder still held the lock
-     */
-    private boolean handOver(LockService.Turn next) {
-        long started = service.clock.getAsLong();
-        LockStore.Handover handover = service.lockStore.handOver(lock.storeKey, owner, next.owner, next.leaseMillis);
-        if (handover.attempt().acquired()) {
-            next.grant(handover.attempt().fencingToken(), started);
-        }
-        return handover.released();
+        lock.holds.remove(holdKey, this);
+        giveBack();
     }
 
     /** Sets the lease in the store and here at once; renewals from now on ask for the new lease. */
     private boolean extend(Duration newLease) {
-        long millis = LockService.leaseMillis("lock", lock.key(), newLease);
-        long started = service.clock.getAsLong();
+        long millis = Guard.leaseMillis("lock", lock.key(), newLease);
+        long started = lock.clock.getAsLong();
         boolean ok;
         try {
-            ok = lease.set(millis, m -> service.store(describe(),
-                    () -> service.lockStore.extend(lock.storeKey, owner, m)));
+            ok = lease.set(millis, m -> lock.parts.calls().call(describe(), () -> extendInStore(m)));
         } catch (RuntimeException e) {
             throw new StoreUnavailableException("Could not extend lock '" + lock.key() + "': " + e.getMessage(), e);
         }
         if (ok) {
-            renewal.leaseChanged(started);
+            leaseChanged(started);
         }
         return ok;
     }

@@ -5,9 +5,9 @@ package dev.sluice.internal.lock;
  * JVM's memory. Every implementation passes the same contract tests. Keys are complete store keys
  * ({@code <prefix>:lock:{<material>}}); the fencing counter lives at {@code <key>:fence}.
  *
- * <p>Implementations never block waiting for a holder: waiting is done by {@link LockService} on
- * {@link ReleaseSignals}, which implementations (or their subscriber) signal with the key when an owner
- * releases. Implementations are thread-safe.
+ * <p>Implementations never block waiting for a holder: the locks of a {@link LockService} wait, in their key's
+ * local queue of waiters, on {@link ReleaseSignals}, which implementations (or their subscriber) signal with the
+ * key when an owner releases. Implementations are thread-safe.
  */
 public interface LockStore extends AutoCloseable {
 

@@ -109,7 +109,7 @@ class LockHoldTest {
             public Attempt tryLock(String key, String owner, long leaseMillis) {
                 attempts.incrementAndGet();
                 if (down.get()) {
-                    throw new IllegalStateException("store unreachable");
+                    throw new redis.clients.jedis.exceptions.JedisConnectionException("store unreachable");
                 }
                 return locks.tryLock(key, owner, leaseMillis);
             }
@@ -133,7 +133,7 @@ class LockHoldTest {
         SluiceMetrics metrics = SluiceMetrics.unpublished(RedisSettings.none());
         try (LockService service = new LockService(failing, semaphores, signals, watchdog, "t", new LockService.Options(
                 LockService.DEFAULT_MAX_POLL_MILLIS, metrics, new CircuitBreaker(1, Duration.ofMinutes(1), clock::nanos,
-                "the lock store")))) {
+                "the lock store", metrics.redis())))) {
             assertThatThrownBy(() -> service.lock("job").tryAcquire(LONG_LEASE))
                     .hasRootCauseMessage("store unreachable");
             assertThat(metrics.redis().isReachable()).isFalse();
