@@ -6,7 +6,4 @@
 -- KEYS[1]: the permit set. ARGV[1]: permit id, ARGV[2]: new lease in ms.
 -- Reply: 1 when renewed, 0 when the permit had expired (it is removed: it may already count for another).
 --#include permit-set.lua
-if permit_set.renew(KEYS[1], ARGV[1], permit_set.now_ms(), tonumber(ARGV[2])) then
-  return 1
-end
-return 0
+return permit_set.renew(KEYS[1], ARGV[1], permit_set.now_ms(), tonumber(ARGV[2])) and 1 or 0

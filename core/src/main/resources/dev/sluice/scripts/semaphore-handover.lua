@@ -3,7 +3,7 @@
 -- round trips, the permit free in between.
 --
 -- The holder's permit id leaves the set and the next one enters it with a fresh lease, on the Redis clock,
--- as semaphore-acquire.lua scores permits. It does so only while no other instance marked the semaphore as
+-- as semaphore-acquire.lua takes a permit (include/permit-set.lua). It does so only while no other instance marked the semaphore as
 -- awaited (KEYS[2], which semaphore-acquire.lua sets to the refused instance's id, or '*' when several
 -- instances wait, or '1' when the caller did not say who it is): then the permit is returned and the return
 -- published exactly as semaphore-release.lua does, and the next thread is refused; it contends like every

@@ -16,7 +16,4 @@ end
 if redis.call('DEL', KEYS[2]) == 1 then
   redis.call('PUBLISH', ARGV[2], KEYS[1])
 end
-if live then
-  return 1
-end
-return 0
+return live and 1 or 0
