@@ -2,10 +2,6 @@ package dev.sluice.bench;
 
 import redis.clients.jedis.UnifiedJedis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -48,10 +44,6 @@ final class RawEvalshaClient implements RateLimitClient {
     }
 
     private static String script() {
-        try (InputStream in = RawEvalshaClient.class.getClassLoader().getResourceAsStream(RedisBenchmarkRunner.SCRIPT)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return RedisBenchmarkRunner.script();
     }
 }

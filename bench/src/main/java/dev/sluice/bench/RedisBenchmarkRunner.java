@@ -3,7 +3,6 @@ package dev.sluice.bench;
 import redis.clients.jedis.Jedis;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +14,6 @@ import java.util.List;
  * {@link Libraries#CEILING_PIPELINED} with {@value Libraries#PIPELINE} requests pipelined per connection.
  */
 final class RedisBenchmarkRunner {
-
-    static final String SCRIPT = "dev/sluice/scripts/gcra.lua";
 
     private final PrivateRedis redis;
     private final Plan plan;
@@ -117,12 +114,13 @@ final class RedisBenchmarkRunner {
     }
 
     private String loadScript() throws IOException {
-        try (InputStream in = RedisBenchmarkRunner.class.getClassLoader().getResourceAsStream(SCRIPT);
-             Jedis jedis = redis.connect()) {
-            if (in == null) {
-                throw new IOException(SCRIPT + " is not on the class path");
-            }
-            return jedis.scriptLoad(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        try (Jedis jedis = redis.connect()) {
+            return jedis.scriptLoad(script());
         }
+    }
+
+    /** {@code gcra.lua} as Sluice sends it (with the fragments it includes). */
+    static String script() {
+        return dev.sluice.internal.redis.LuaScript.bundled("gcra").source();
     }
 }

@@ -18,15 +18,15 @@
 --             'always'        buckets only: charged without deciding (after a counted response); the bucket
 --                             moves by the cost but never further than empty, and the reply says allowed
 --
--- A permit set (kind 'permits') is a sorted set of permit ids scored by the millisecond (Redis clock) at which
--- each permit's lease runs out, the model of semaphore-acquire.lua, so that semaphore-extend.lua renews a permit
--- and concurrency-release.lua returns it. Expired permits (a holder that died) are removed first. It takes part
--- in the all-or-nothing rule like a bucket: no permit is taken for a request a rate refuses, no token for one
--- that finds no free permit. A permit id already in the set is this request's own (the store retries a decision
--- once when its connection broke, and the first run may have taken the permit): it is not counted against the
--- request, granted again with the new lease, or removed when the request is refused, as semaphore-acquire.lua
--- does. Its reply uses the same five integers: remaining = free permits, tightest = 0, wait = until the earliest
--- lease runs out (admitted: 0 while a permit is free), reset = until the latest lease runs out.
+-- A permit set (kind 'permits') is a semaphore's data model, written once in include/permit-set.lua: a sorted
+-- set of permit ids scored by the millisecond (Redis clock) at which each permit's lease runs out, so that
+-- semaphore-extend.lua renews a permit and concurrency-release.lua returns it. Expired permits (a holder that
+-- died) are removed first. It takes part in the all-or-nothing rule like a bucket: no permit is taken for a
+-- request a rate refuses, no token for one that finds no free permit. A permit id already in the set is this
+-- request's own (the store retries a decision once when its connection broke, and the first run may have taken
+-- the permit): it is not counted against the request, granted again with the new lease, or removed when the
+-- request is refused. Its reply uses the same five integers: remaining = free permits, tightest = 0, wait =
+-- until the earliest lease runs out (admitted: 0 while a permit is free), reset = until the latest lease runs out.
 --
 -- Exact at every rate: interval = period / tokens is a fraction of a microsecond in general. Each bandwidth
 -- comes with it as interval_units / units_per_us in lowest terms, and the script counts that bucket's durations
@@ -66,6 +66,7 @@
 --   wait_us    denied: until this request could be admitted, -1 = never; admitted: until one more token is
 --              available in every bandwidth (the latest of them); rounded up
 --   reset_us   until the tightest bucket is full again, rounded up
+--#include permit-set.lua
 local function clock()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -201,13 +202,11 @@ for p = 1, tonumber(ARGV[1]) do
   arg = arg + 3
   local n = 0
   if pol.kind == 'permits' then
-    local set = { key = KEYS[k], permits = tonumber(ARGV[arg]), lease = tonumber(ARGV[arg + 1]), id = ARGV[arg + 2] }
-    redis.call('ZREMRANGEBYSCORE', set.key, '-inf', now_ms)
-    set.own = redis.call('ZSCORE', set.key, set.id) ~= false
-    set.held = redis.call('ZCARD', set.key)
-    if not set.own and set.held >= set.permits then
+    local set = permit_set.open(KEYS[k], ARGV[arg + 2], tonumber(ARGV[arg]), now_ms)
+    set.lease = tonumber(ARGV[arg + 1])
+    if not set.admits then
       pol.ok = false
-      pol.wait = (tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2]) - now_ms) * 1000
+      pol.wait = (permit_set.earliest(set.key) - now_ms) * 1000
     end
     pol.permit = set
     arg, k = arg + 3, k + 1
@@ -247,19 +246,14 @@ end
 local function permit_reply(pol, take)
   local set = pol.permit
   if take then
-    redis.call('ZADD', set.key, now_ms + set.lease, set.id)
-    if not set.own then set.held = set.held + 1 end
-  elseif set.own then
-    redis.call('ZREM', set.key, set.id)
-    set.held = set.held - 1
+    permit_set.grant(set, set.lease)
+  else
+    permit_set.withdraw(set)
   end
   local wait, reset = pol.wait, 0
   if set.held > 0 then
-    local earliest = tonumber(redis.call('ZRANGE', set.key, 0, 0, 'WITHSCORES')[2])
-    local latest = tonumber(redis.call('ZRANGE', set.key, -1, -1, 'WITHSCORES')[2])
-    if take then redis.call('PEXPIREAT', set.key, latest) end
-    if pol.ok and set.held >= set.permits then wait = (earliest - now_ms) * 1000 end
-    reset = (latest - now_ms) * 1000
+    if pol.ok and set.held >= set.permits then wait = (permit_set.earliest(set.key) - now_ms) * 1000 end
+    reset = (permit_set.latest(set.key) - now_ms) * 1000
   end
   return { pol.ok and 1 or 0, math.max(0, set.permits - set.held), 0, wait, reset }
 end

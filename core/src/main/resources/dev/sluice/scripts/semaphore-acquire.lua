@@ -1,11 +1,11 @@
 -- semaphore-acquire.lua: take a permit if fewer than the allowed number are held, on the Redis clock.
 --
--- The semaphore is a sorted set of permit ids scored by the millisecond (Redis clock) at which each
--- permit's lease runs out. Expired permits are reclaimed first, so a holder that died frees its permit
--- one lease later. The limit travels with every call, so a changed limit applies from the next call.
--- The set itself expires with its last permit. A refused caller marks the semaphore as awaited (KEYS[2])
--- in the same step, until the earliest permit's lease runs out plus a margin, so that
--- semaphore-release.lua publishes a return only when somebody waits.
+-- The semaphore is a permit set (include/permit-set.lua: a sorted set of permit ids scored by the millisecond,
+-- Redis clock, at which each permit's lease runs out). Expired permits are reclaimed first, so a holder that
+-- died frees its permit one lease later. The limit travels with every call, so a changed limit applies from the
+-- next call. A refused caller marks the semaphore as awaited (KEYS[2]) in the same step, until the earliest
+-- permit's lease runs out plus a margin, so that semaphore-release.lua publishes a return only when somebody
+-- waits.
 --
 -- Retries are safe: a permit id that already holds a live permit (a retry of a call whose reply was lost, or
 -- a hand-over by semaphore-handover.lua whose reply was lost) is granted again with the new lease instead of
@@ -20,15 +20,14 @@
 -- ARGV[4]: how long the waiters mark outlives the earliest permit's lease, in ms,
 -- ARGV[5] (optional): the caller's instance id.
 -- Reply: {1, 0} when taken; {0, ms until the earliest permit's lease runs out} when all are held.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-  redis.call('PEXPIREAT', KEYS[1], redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+--#include permit-set.lua
+local now = permit_set.now_ms()
+local set = permit_set.open(KEYS[1], ARGV[1], tonumber(ARGV[2]), now)
+if set.admits then
+  permit_set.grant(set, tonumber(ARGV[3]))
   return {1, 0}
 end
-local wait = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) - now
+local wait = permit_set.earliest(KEYS[1]) - now
 local mark = ARGV[5] or '1'
 if ARGV[5] then
   local marked = redis.call('GET', KEYS[2])

@@ -3,7 +3,7 @@
 -- round trips, the permit free in between.
 --
 -- The holder's permit id leaves the set and the next one enters it with a fresh lease, on the Redis clock,
--- as semaphore-acquire.lua scores permits. It does so only while no other instance marked the semaphore as
+-- as semaphore-acquire.lua takes a permit (include/permit-set.lua). It does so only while no other instance marked the semaphore as
 -- awaited (KEYS[2], which semaphore-acquire.lua sets to the refused instance's id, or '*' when several
 -- instances wait, or '1' when the caller did not say who it is): then the permit is returned and the return
 -- published exactly as semaphore-release.lua does, and the next thread is refused; it contends like every
@@ -18,28 +18,20 @@
 -- in ms, ARGV[5]: the caller's instance id, ARGV[6]: the release channel (its message is the key).
 -- Reply: {held, taken}: held is 1 when the holder's permit was still live (as semaphore-release.lua's 1),
 -- taken is 1 when the next permit id now holds the permit.
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expires = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
-local held = 0
-if expires and expires > now then
-  held = 1
-end
+--#include permit-set.lua
+local now = permit_set.now_ms()
+local present, live = permit_set.give_back(KEYS[1], ARGV[1], now)
+local held = live and 1 or 0
 local marked = redis.call('GET', KEYS[2])
-if held == 0 or (marked and marked ~= ARGV[5]) then
-  if expires then
-    redis.call('ZREM', KEYS[1], ARGV[1])
-    if redis.call('DEL', KEYS[2]) == 1 then
-      redis.call('PUBLISH', ARGV[6], KEYS[1])
-    end
+if not live or (marked and marked ~= ARGV[5]) then
+  if present and redis.call('DEL', KEYS[2]) == 1 then
+    redis.call('PUBLISH', ARGV[6], KEYS[1])
   end
   return {held, 0}
 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+local set = permit_set.open(KEYS[1], ARGV[2], tonumber(ARGV[3]), now)
+if not set.admits then
   return {1, 0}
 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[2])
-redis.call('PEXPIREAT', KEYS[1], redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+permit_set.grant(set, tonumber(ARGV[4]))
 return {1, 1}

@@ -8,17 +8,12 @@
 -- ARGV[1]: permit id, ARGV[2]: the release channel (its message is the key).
 -- Reply: 1 when returned in time, 0 when its lease had already run out (it may have been reclaimed and
 -- handed to another holder while the caller still ran).
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expires = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
-if not expires then
+--#include permit-set.lua
+local present, live = permit_set.give_back(KEYS[1], ARGV[1], permit_set.now_ms())
+if not present then
   return 0
 end
-redis.call('ZREM', KEYS[1], ARGV[1])
 if redis.call('DEL', KEYS[2]) == 1 then
   redis.call('PUBLISH', ARGV[2], KEYS[1])
 end
-if expires <= now then
-  return 0
-end
-return 1
+return live and 1 or 0

@@ -7,9 +7,9 @@ import java.util.Map;
 /**
  * The permits of one semaphore or one key's concurrency limit in this JVM's memory: each permit id with the instant
  * its lease runs out, on its store's clock and in its store's unit. The in-process twin of the sorted sets of
- * {@code semaphore-acquire.lua} and {@code gcra.lua}, shared by the in-process semaphore and rate-limit stores so
- * that both reclaim, renew and return permits alike. A lease runs out at its instant: a permit whose expiry is at or
- * before now is gone.
+ * {@code include/permit-set.lua} (the permit set of the semaphore scripts and of {@code gcra.lua}), shared by the
+ * in-process semaphore and rate-limit stores so that both admit, reclaim, renew and return permits alike. A lease runs
+ * out at its instant: a permit whose expiry is at or before now is gone.
  *
  * <p>Not thread-safe: its store serialises every call.
  */
@@ -20,6 +20,16 @@ public final class PermitSet {
     /** Removes the permits whose lease has run out by {@code now}. */
     public void reclaim(long now) {
         expiries.values().removeIf(expiresAt -> expiresAt <= now);
+    }
+
+    /**
+     * Reclaims the permits run out by {@code now}, then answers whether {@code permitId} may hold one of
+     * {@code permits}: it holds one already (its own, from a retried call or a permit passed on, never counted
+     * against it), or one is free.
+     */
+    public boolean admits(String permitId, int permits, long now) {
+        reclaim(now);
+        return holds(permitId) || size() < permits;
     }
 
     /** Whether {@code permitId} holds a permit (run out or not: {@link #reclaim} first). */

@@ -97,9 +97,8 @@ final class Gcra {
             long cost = request.cost();
             if (request.permit() != null) {
                 PermitSet set = buckets.permits(request.key());
-                set.reclaim(nowMillis);
                 // a permit under this request's id is its own (a retried decision), never counted against it
-                ok[p] = set.holds(request.permit().id()) || set.size() < request.permit().permits();
+                ok[p] = set.admits(request.permit().id(), request.permit().permits(), nowMillis);
                 if (!ok[p]) {
                     waits[p] = (set.earliest() - nowMillis) * 1000;
                 }

@@ -89,22 +89,19 @@ final class GcraProtocol {
      */
     static List<BucketOutcome> outcomes(Object reply, List<BucketRequest> requests, LuaScript script) {
         int count = requests.size();
-        if (!(reply instanceof List<?> values) || values.size() != count * FIELDS
-                || !values.stream().allMatch(Long.class::isInstance)) {
-            throw ScriptReplies.misshapen(script, "expected " + count * FIELDS + " integers, got " + reply);
-        }
+        long[] values = ScriptReplies.integers(reply, count * FIELDS, script);
         List<BucketOutcome> outcomes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int at = i * FIELDS;
-            long allowed = (Long) values.get(at + ALLOWED);
-            long tightest = (Long) values.get(at + TIGHTEST);
+            long allowed = values[at + ALLOWED];
+            long tightest = values[at + TIGHTEST];
             int bandwidths = Math.max(1, requests.get(i).limits().size());
             if ((allowed != 0 && allowed != 1) || tightest < 0 || tightest >= bandwidths) {
                 throw ScriptReplies.misshapen(script, "policy " + i + " answered allowed " + allowed + ", tightest " + tightest
                         + " of " + bandwidths + " bandwidth(s): " + reply);
             }
-            outcomes.add(new BucketOutcome(allowed == 1, (Long) values.get(at + REMAINING), (int) tightest,
-                    (Long) values.get(at + WAIT), (Long) values.get(at + RESET)));
+            outcomes.add(new BucketOutcome(allowed == 1, values[at + REMAINING], (int) tightest, values[at + WAIT],
+                    values[at + RESET]));
         }
         return outcomes;
     }

@@ -7,12 +7,12 @@ import dev.sluice.internal.redis.ScriptReplies;
 import java.util.List;
 
 /**
- * The wire format of the scripts that return and renew concurrency limits' permits, on the Java side: the writer of
- * their arguments and the validated reader of their replies. {@code concurrency-release.lua} takes the permit sets as
- * {@code KEYS} and the permit id, and answers how many of them still held the permit (0 to the number of keys);
- * {@code semaphore-extend.lua} takes one set, the permit id and the new lease in ms, and answers 1 (renewed) or 0
- * (run out). Their headers document the same; an operator replacing one ({@code sluice.script.<name>}) keeps it.
- * Stateless.
+ * The wire format of {@code concurrency-release.lua}, which returns a request's permits of concurrency limits, on the
+ * Java side: the writer of its arguments and the validated reader of its reply. It takes the permit sets as
+ * {@code KEYS} and the permit id, and answers how many of them still held the permit (0 to the number of keys); its
+ * header documents the same, and an operator replacing it ({@code sluice.script.concurrency-release}) keeps it. A
+ * permit is renewed by {@code semaphore-extend.lua}, whose wire format {@link dev.sluice.internal.redis.PermitRenewal} holds for semaphores and
+ * concurrency limits alike. Stateless.
  */
 final class PermitProtocol {
 
@@ -22,11 +22,6 @@ final class PermitProtocol {
     /** {@code ARGV} of {@code concurrency-release.lua}. */
     static List<String> releaseArgs(String permitId) {
         return List.of(permitId);
-    }
-
-    /** {@code ARGV} of {@code semaphore-extend.lua}. */
-    static List<String> renewArgs(String permitId, long leaseMillis) {
-        return List.of(permitId, Long.toString(leaseMillis));
     }
 
     /**
@@ -39,14 +34,5 @@ final class PermitProtocol {
             throw ScriptReplies.misshapen(script, "expected an integer from 0 to " + keys + ", got " + reply);
         }
         return (int) (long) held;
-    }
-
-    /**
-     * Whether the permit was renewed, read from {@code semaphore-extend.lua}'s reply.
-     *
-     * @throws StoreUnavailableException naming the script when the reply is neither 1 nor 0
-     */
-    static boolean renewed(Object reply, LuaScript script) {
-        return ScriptReplies.flag(reply, script);
     }
 }

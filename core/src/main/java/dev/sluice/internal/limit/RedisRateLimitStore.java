@@ -3,6 +3,7 @@ package dev.sluice.internal.limit;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.PermitRenewal;
 import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -155,8 +156,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     @Override
     public boolean renew(String key, String permitId, long leaseMillis) {
-        return PermitProtocol.renewed(other(renewScript, List.of(key), PermitProtocol.renewArgs(permitId, leaseMillis)),
-                renewScript);
+        return PermitRenewal.renewed(other(renewScript, PermitRenewal.keys(key), PermitRenewal.args(permitId,
+                leaseMillis)), renewScript);
     }
 
     /** One call of a script other than {@code gcra.lua}, on its own (never combined), failures mapped alike. */

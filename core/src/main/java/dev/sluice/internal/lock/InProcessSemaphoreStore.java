@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * Semaphores in this JVM's memory with the semantics of {@code semaphore_acquire.lua}: permit ids with
+ * Semaphores in this JVM's memory with the semantics of {@code semaphore-acquire.lua}: permit ids with
  * expiry times on the store's clock, expired ones reclaimed at acquisition. Used when no Redis is
  * configured and as the reference in the contract tests.
  *
@@ -38,8 +38,7 @@ public final class InProcessSemaphoreStore implements SemaphoreStore {
     public synchronized Attempt tryAcquire(String key, String permitId, int permits, long leaseMillis) {
         long now = microsClock.getAsLong();
         PermitSet held = semaphores.computeIfAbsent(key, k -> new PermitSet());
-        held.reclaim(now);
-        if (held.holds(permitId) || held.size() < permits) {
+        if (held.admits(permitId, permits, now)) {
             held.grant(permitId, now + leaseMillis * 1000);
             return Attempt.granted(0);
         }

@@ -86,6 +86,17 @@ public final class RedisLockStore implements LockStore {
         return new Handover(reply[2] == 1L, attempt(reply));
     }
 
+    /**
+     * Raises a fencing counter to at least {@code token} ({@code lock-fence.lua}, Redlock's write-back).
+     *
+     * @return the counter afterwards, at least {@code token}
+     * @throws dev.sluice.StoreUnavailableException naming the script when it answers anything else
+     */
+    public long raiseFence(String fenceKey, long token) {
+        return ScriptReplies.atLeast(calls.eval(scripts.lockFence(), List.of(fenceKey),
+                List.of(Long.toString(token), FENCE_TTL)), token, scripts.lockFence());
+    }
+
     /** The mark a refused acquisition leaves so that the release is published: {@code <key>:waiters}. */
     static String waitersKey(String key) {
         return key + ":waiters";

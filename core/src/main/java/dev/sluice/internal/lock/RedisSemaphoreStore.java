@@ -1,5 +1,6 @@
 package dev.sluice.internal.lock;
 
+import dev.sluice.internal.redis.PermitRenewal;
 import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptReplies;
 import dev.sluice.internal.redis.ScriptExecutor;
@@ -65,7 +66,7 @@ public final class RedisSemaphoreStore implements SemaphoreStore {
 
     @Override
     public boolean extend(String key, String permitId, long leaseMillis) {
-        return ScriptReplies.flag(calls.eval(scripts.semaphoreExtend(), List.of(key),
-                List.of(permitId, Long.toString(leaseMillis))), scripts.semaphoreExtend());
+        return PermitRenewal.renewed(calls.eval(scripts.semaphoreExtend(), PermitRenewal.keys(key),
+                PermitRenewal.args(permitId, leaseMillis)), scripts.semaphoreExtend());
     }
 }

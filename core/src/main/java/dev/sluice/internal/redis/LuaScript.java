@@ -25,17 +25,29 @@ import java.util.regex.Pattern;
  * with {@code sluice.script.<name>} = {@code classpath:/path.lua} or {@code file:/path.lua}; the replacement is
  * validated when {@link ScriptExecutor#preload} loads it into Redis at startup.
  *
+ * <p>A line {@code --#include <fragment>.lua} in a script read from a location (bundled or replacement, not
+ * {@link #of}) is replaced by the bundled fragment {@code dev/sluice/scripts/include/<fragment>.lua}: Lua written once
+ * for several scripts, such as {@code permit-set.lua}, the permit set of semaphores and concurrency limits. Each
+ * script is still one text, loaded and called by one SHA. Fragments are not scripts: they cannot be replaced on their
+ * own and include nothing themselves. A script without such a line is sent exactly as written. Redis counts lines in
+ * the composed text, so {@link #location()} says which lines came from which fragment.
+ *
  * <p>Instances are immutable and thread-safe.
  */
 public final class LuaScript {
 
     /** Where bundled scripts live on the classpath. */
     static final String BUNDLED_DIRECTORY = "dev/sluice/scripts/";
+    /** Where the fragments that scripts include live on the classpath. */
+    static final String FRAGMENT_DIRECTORY = BUNDLED_DIRECTORY + "include/";
+    /** A script's line that includes a fragment: {@code --#include permit-set.lua}. */
+    static final String INCLUDE = "--#include";
 
     private static final String CLASSPATH_PREFIX = "classpath:";
     private static final String FILE_PREFIX = "file:";
     private static final String ACCEPTED_LOCATIONS = "classpath:/path/to/script.lua or file:/path/to/script.lua";
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
+    private static final Pattern INCLUDED = Pattern.compile("([a-z0-9][a-z0-9-]*)\\.lua");
 
     private final String name;
     private final String source;
@@ -72,10 +84,11 @@ public final class LuaScript {
         String text = readResource(resource, LuaScript.class.getClassLoader())
                 .orElseThrow(() -> new IllegalStateException("bundled Lua script " + resource
                         + " is missing from the classpath; the Sluice jar is incomplete"));
-        return new LuaScript(name, text, CLASSPATH_PREFIX + "/" + resource);
+        return composed(name, text, CLASSPATH_PREFIX + "/" + resource, problem -> new IllegalStateException(
+                "bundled Lua script " + resource + " " + problem + "; the Sluice jar is broken"));
     }
 
-    /** A script from source text already in hand; {@code location} only serves messages. */
+    /** A script from source text already in hand, taken as it is (no includes); {@code location} only serves messages. */
     public static LuaScript of(String name, String source, String location) {
         checkName(name);
         return new LuaScript(name, stripBom(Objects.requireNonNull(source, "source")),
@@ -102,7 +115,11 @@ public final class LuaScript {
         return sha;
     }
 
-    /** Where the source came from, e.g. {@code classpath:/dev/sluice/scripts/gcra.lua}. */
+    /**
+     * Where the source came from, e.g. {@code classpath:/dev/sluice/scripts/gcra.lua}; for a script that includes a
+     * fragment also the lines it fills, e.g. {@code file:/etc/sluice/gcra.lua (lines 76-160 from
+     * classpath:/dev/sluice/scripts/include/permit-set.lua)}.
+     */
     public String location() {
         return location;
     }
@@ -148,7 +165,53 @@ public final class LuaScript {
         if (source.isBlank()) {
             throw ConfigProblems.invalid(key, location, "is empty", "a Lua script");
         }
-        return new LuaScript(name, source, location);
+        return composed(name, source, location, problem -> ConfigProblems.invalid(key, location, problem,
+                "a Lua script whose " + INCLUDE + " lines name a fragment Sluice bundles, such as permit-set.lua"));
+    }
+
+    /**
+     * The script with each {@value #INCLUDE} line replaced by the bundled fragment it names; {@code text} itself when
+     * it has none.
+     */
+    private static LuaScript composed(String name, String text, String location,
+            Function<String, RuntimeException> problem) {
+        if (!text.contains(INCLUDE)) {
+            return new LuaScript(name, text, location);
+        }
+        StringBuilder source = new StringBuilder(text.length() + 4096);
+        StringBuilder where = new StringBuilder(location);
+        String[] lines = text.split("\n", -1);
+        int line = 0;
+        for (int i = 0; i < lines.length; i++) {
+            String directive = lines[i].strip();
+            if (!directive.startsWith(INCLUDE)) {
+                source.append(lines[i]).append(i < lines.length - 1 ? "\n" : "");
+                line++;
+                continue;
+            }
+            String fragment = directive.substring(INCLUDE.length()).strip();
+            if (!INCLUDED.matcher(fragment).matches()) {
+                throw problem.apply("has the line \"" + directive + "\", which names no fragment");
+            }
+            String resource = FRAGMENT_DIRECTORY + fragment;
+            String body = readResource(resource, LuaScript.class.getClassLoader()).orElseThrow(() -> problem.apply(
+                    "includes " + fragment + ", which is not a fragment Sluice bundles"));
+            if (body.lines().anyMatch(l -> l.strip().startsWith(INCLUDE))) {
+                throw new IllegalStateException("Lua fragment " + resource + " includes another; fragments include"
+                        + " nothing, the Sluice jar is broken");
+            }
+            body = body.endsWith("\n") ? body.substring(0, body.length() - 1) : body;
+            int length = body.split("\n", -1).length;
+            source.append(body).append('\n');
+            where.append(where.length() == location.length() ? " (" : ", ").append("lines ").append(line + 1)
+                    .append('-').append(line + length).append(" from ").append(CLASSPATH_PREFIX).append('/')
+                    .append(resource);
+            line += length;
+        }
+        if (where.length() > location.length()) {
+            where.append(')');
+        }
+        return new LuaScript(name, source.toString(), where.toString());
     }
 
     private static Optional<String> readResource(String resource, ClassLoader loader) {

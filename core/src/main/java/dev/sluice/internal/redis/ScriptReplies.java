@@ -20,13 +20,15 @@ public final class ScriptReplies {
      * @throws StoreUnavailableException when it has another shape
      */
     public static long[] integers(Object reply, int count, LuaScript script) {
-        if (!(reply instanceof List<?> values) || values.size() != count
-                || !values.stream().allMatch(Long.class::isInstance)) {
+        if (!(reply instanceof List<?> values) || values.size() != count) {
             throw misshapen(script, "expected " + count + " integers, got " + reply);
         }
         long[] numbers = new long[count];
         for (int i = 0; i < count; i++) {
-            numbers[i] = (Long) values.get(i);
+            if (!(values.get(i) instanceof Long number)) {
+                throw misshapen(script, "expected " + count + " integers, got " + reply);
+            }
+            numbers[i] = number;
         }
         return numbers;
     }
@@ -41,6 +43,18 @@ public final class ScriptReplies {
             throw misshapen(script, "expected 1 or 0, got " + reply);
         }
         return answer == 1;
+    }
+
+    /**
+     * A reply of one integer of at least {@code least}.
+     *
+     * @throws StoreUnavailableException when it is anything else
+     */
+    public static long atLeast(Object reply, long least, LuaScript script) {
+        if (!(reply instanceof Long answer) || answer < least) {
+            throw misshapen(script, "expected an integer of at least " + least + ", got " + reply);
+        }
+        return answer;
     }
 
     /** {@link #flag(Object, LuaScript)} for one element of an integer reply. */

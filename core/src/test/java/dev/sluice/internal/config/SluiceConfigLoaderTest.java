@@ -60,11 +60,18 @@ class SluiceConfigLoaderTest {
     }
 
     @Test
+    void theFragmentScriptsIncludeIsNoScriptOfItsOwn() {
+        rejects(Map.of("sluice.script.permit-set", "file:/etc/sluice/permit-set.lua"), "sluice.script.permit-set",
+                "\"permit-set\"");
+    }
+
+    @Test
     void theScriptNamesAreExactlyTheBundledScripts() throws Exception {
         java.nio.file.Path dir = java.nio.file.Path.of(SluiceConfigLoader.class.getClassLoader()
                 .getResource("dev/sluice/scripts/gcra.lua").toURI()).getParent();
         try (var files = java.nio.file.Files.list(dir)) {
-            assertThat(files.map(f -> f.getFileName().toString().replaceFirst("\\.lua$", "")))
+            assertThat(files.filter(java.nio.file.Files::isRegularFile)
+                    .map(f -> f.getFileName().toString().replaceFirst("\\.lua$", "")))
                     .containsExactlyInAnyOrderElementsOf(SluiceConfigLoader.SCRIPT_NAMES);
         }
     }

@@ -40,7 +40,7 @@ class GcraDifferentialIT {
         // Permit sets likewise: their absolute expiry (pinned clock) lies in the real past.
         String permitExpiry = "redis.call('PEXPIREAT', set.key, latest)";
         assertThat(pinned).as("the script's permit set expiry moved; update this test").contains(permitExpiry);
-        pinned = pinned.replace(permitExpiry, "redis.call('PEXPIRE', set.key, latest - now_ms + 3600000)");
+        pinned = pinned.replace(permitExpiry, "redis.call('PEXPIRE', set.key, latest - set.now + 3600000)");
         return LuaScript.of("gcra-pinned-clock", pinned, "test");
     }
 

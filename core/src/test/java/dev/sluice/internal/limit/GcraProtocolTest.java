@@ -2,6 +2,7 @@ package dev.sluice.internal.limit;
 
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.redis.LuaScript;
+import dev.sluice.internal.redis.PermitRenewal;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -61,9 +62,9 @@ class GcraProtocolTest {
                     .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("file:/etc/sluice/rel.lua");
         }
         LuaScript renew = LuaScript.of("semaphore-extend", "return 1", "file:/etc/sluice/ext.lua");
-        assertThat(PermitProtocol.renewed(1L, renew)).isTrue();
-        assertThat(PermitProtocol.renewed(0L, renew)).isFalse();
-        assertThatThrownBy(() -> PermitProtocol.renewed(2L, renew)).isInstanceOf(StoreUnavailableException.class)
+        assertThat(PermitRenewal.renewed(1L, renew)).isTrue();
+        assertThat(PermitRenewal.renewed(0L, renew)).isFalse();
+        assertThatThrownBy(() -> PermitRenewal.renewed(2L, renew)).isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("file:/etc/sluice/ext.lua");
     }
 }

@@ -55,6 +55,7 @@ class RedisStoreRepliesTest {
                     "lock-acquire", () -> locks.tryLock("k", "o", 1000),
                     "lock-release", () -> locks.unlock("k", "o"),
                     "lock-extend", () -> locks.extend("k", "o", 1000),
+                    "lock-fence", () -> locks.raiseFence("k:fence", 10),
                     "semaphore-acquire", () -> semaphores.tryAcquire("s", "p", 2, 1000),
                     "semaphore-handover", () -> semaphores.handOver("s", "p", "q", 2, 1000),
                     "semaphore-release", () -> semaphores.release("s", "p"),

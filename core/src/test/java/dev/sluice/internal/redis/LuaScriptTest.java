@@ -8,9 +8,13 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -101,6 +105,55 @@ class LuaScriptTest {
     void namesAreLowerCaseWordsWithDashes() {
         assertThatThrownBy(() -> LuaScript.bundled("../etc/passwd")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> LuaScript.bundled("Gcra")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void thePermitSetIsWrittenOnceAndIncludedByEveryScriptThatUsesIt() {
+        String fragment = "classpath:/dev/sluice/scripts/include/permit-set.lua";
+        for (String name : List.of("gcra", "concurrency-release", "semaphore-acquire", "semaphore-extend",
+                "semaphore-handover", "semaphore-release")) {
+            LuaScript script = LuaScript.bundled(name);
+            Matcher lines = Pattern.compile("\\(lines (\\d+)-(\\d+) from " + Pattern.quote(fragment) + "\\)$")
+                    .matcher(script.location());
+            assertThat(lines.find()).as("%s: %s", name, script.location()).isTrue();
+            List<String> source = script.source().lines().toList();
+            int first = Integer.parseInt(lines.group(1));
+            int last = Integer.parseInt(lines.group(2));
+            assertThat(source.get(first - 1)).as(name).startsWith("-- permit-set.lua:");
+            assertThat(source.get(last - 1)).as(name).isEqualTo("end");
+            List<String> own = new ArrayList<>(source.subList(0, first - 1));
+            own.addAll(source.subList(last, source.size()));
+            assertThat(own).as("%s outside the fragment", name)
+                    .noneMatch(line -> line.matches(".*'(ZADD|ZREM|ZRANGE|ZCARD|ZSCORE|ZREMRANGEBYSCORE|PEXPIREAT)'.*"))
+                    .noneMatch(line -> line.startsWith("--#include"));
+        }
+    }
+
+    @Test
+    void aReplacementThatIncludesTheFragmentGetsTheBundledOneInPlaceOfThatLine(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("mine.lua"), "-- mine\n--#include permit-set.lua\nreturn 1\n");
+
+        LuaScript script = LuaScript.load("test-incr", config("sluice.script.test-incr", "file:" + file));
+
+        String fragment;
+        try (var in = LuaScript.class.getClassLoader().getResourceAsStream("dev/sluice/scripts/include/permit-set.lua")) {
+            fragment = new String(in.readAllBytes(), StandardCharsets.UTF_8).stripTrailing();
+        }
+        assertThat(script.source()).isEqualTo("-- mine\n" + fragment + "\nreturn 1\n");
+        assertThat(script.location()).isEqualTo("file:" + file + " (lines 2-" + (1 + fragment.lines().count())
+                + " from classpath:/dev/sluice/scripts/include/permit-set.lua)");
+    }
+
+    @Test
+    void aReplacementIncludingWhatSluiceDoesNotBundleIsRejectedNamingTheKey(@TempDir Path dir) throws Exception {
+        for (String line : List.of("--#include no-such.lua", "--#include", "--#include ../gcra.lua")) {
+            Path file = Files.writeString(dir.resolve("mine.lua"), line + "\nreturn 1");
+
+            assertThatThrownBy(() -> LuaScript.load("test-incr", config("sluice.script.test-incr", "file:" + file)))
+                    .as(line).isInstanceOfSatisfying(SluiceConfigException.class,
+                            e -> assertThat(e.key()).isEqualTo("sluice.script.test-incr"))
+                    .hasMessageContaining("file:" + file).hasMessageContaining("permit-set.lua");
+        }
     }
 
     private static Function<String, Optional<String>> config(String key, String value) {
