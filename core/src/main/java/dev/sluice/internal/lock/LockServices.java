@@ -98,7 +98,7 @@ public final class LockServices {
             ScriptExecutor executor = ScriptExecutor.of(master);
             executor.preload(scripts.all());
             resources.add(releaseSubscriber(master::client, channel, signals));
-            masters.add(new RedisLockStore(executor, scripts, channel));
+            masters.add(new RedisLockStore(ScriptCalls.alone(executor), scripts, channel));
             fences.add((fenceKey, token) -> executor.eval(scripts.lockFence(), List.of(fenceKey),
                     List.of(Long.toString(token), Long.toString(InProcessLockStore.FENCE_TTL_MILLIS))));
         }
