@@ -1,5 +1,6 @@
 package dev.sluice.test;
 
+import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.internal.config.RedisSettings;
 
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -140,7 +141,8 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
 
     /** As {@link #settings()} with another {@code sluice.redis.timeout}. */
     public RedisSettings settings(Duration timeout) {
-        return new RedisSettings(Optional.empty(), List.of(), Optional.empty(), nodes(), List.of(), Optional.empty(),
+        List<RedisAddress> seeds = processes().stream().map(n -> new RedisAddress(n.host(), n.port())).toList();
+        return new RedisSettings(Optional.empty(), List.of(), Optional.empty(), seeds, List.of(), Optional.empty(),
                 Optional.empty(), 0, false, timeout, RedisSettings.Pool.DEFAULT, true);
     }
 

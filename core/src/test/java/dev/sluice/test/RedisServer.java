@@ -1,5 +1,6 @@
 package dev.sluice.test;
 
+import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.internal.config.RedisSettings;
 
 import org.junit.jupiter.api.Assumptions;
@@ -157,8 +158,8 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, B
     /** As {@link #settings()} with another {@code sluice.redis.timeout}. */
     public RedisSettings settings(Duration timeout) {
         Backend b = ensureStarted();
-        return new RedisSettings(Optional.of(uri()), List.of(), Optional.empty(), List.of(), List.of(), b.user,
-                b.password, b.database, b.tls, timeout, RedisSettings.Pool.DEFAULT, true);
+        return new RedisSettings(Optional.of(new RedisAddress(b.host, b.port)), List.of(), Optional.empty(), List.of(),
+                List.of(), b.user, b.password, b.database, b.tls, timeout, RedisSettings.Pool.DEFAULT, true);
     }
 
     /** The process behind the server, when this fixture started it. */

@@ -4,6 +4,7 @@ import dev.sluice.internal.http.AdapterConfig;
 import dev.sluice.internal.http.AdapterLifecycle;
 import dev.sluice.internal.http.AdapterSettings;
 import dev.sluice.internal.http.AfterResponse;
+import dev.sluice.internal.http.AsyncCycleEnd;
 import dev.sluice.internal.http.ChargedPolicies;
 import dev.sluice.internal.http.PathPolicies;
 import dev.sluice.internal.http.ProblemDetails;
@@ -142,7 +143,7 @@ public class RateLimitFilter implements Filter {
      */
     private static void completeAfterChain(HttpServletRequest http, HttpServletResponse out, AfterResponse after) {
         if (http.isAsyncStarted() && out.getStatus() != HttpServletResponse.SC_SWITCHING_PROTOCOLS) {
-            http.getAsyncContext().addListener(new CompleteAfterAsync(after, out));
+            http.getAsyncContext().addListener(new CycleEndListener(new AsyncCycleEnd(after, out::getStatus)));
         } else {
             after.completed(out.getStatus());
         }
@@ -190,22 +191,18 @@ public class RateLimitFilter implements Filter {
         completeAfterChain(http, out, after);
     }
 
-    /** Runs a verdict's {@link AfterResponse} when an asynchronous request's cycle ends, however it ends. */
-    // A class, not a record: Eclipse Transformer leaves a record's component descriptors in the jakarta
-    // namespace, which the javax build of this filter must not name.
-    private static final class CompleteAfterAsync implements AsyncListener {
+    /** Forwards the end of an asynchronous request's cycle to its {@link AsyncCycleEnd}. */
+    private static final class CycleEndListener implements AsyncListener {
 
-        private final AfterResponse after;
-        private final HttpServletResponse response;
+        private final AsyncCycleEnd end;
 
-        CompleteAfterAsync(AfterResponse after, HttpServletResponse response) {
-            this.after = after;
-            this.response = response;
+        CycleEndListener(AsyncCycleEnd end) {
+            this.end = end;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            after.completed(response.getStatus());
+            end.ended();
         }
 
         @Override

@@ -36,24 +36,13 @@ public class BoundedInterceptor {
     @AroundInvoke
     Object aroundInvoke(InvocationContext invocation) throws Exception {
         Method method = invocation.getMethod();
-        GuardedMethods.BoundGuard policy = extension.guardedMethods().bound(beanClass(method), method);
+        GuardedMethods.BoundGuard policy = extension.guardedMethods().bound(HeldCall.beanClass(intercepted, method),
+                method);
         Permit permit = extension.runtime().locks().semaphore(policy.name(), policy.permits())
                 .acquire(policy.lease(), policy.maxWait());
-        Object result;
-        try {
-            result = invocation.proceed();
-        } catch (Exception | Error e) {
-            LockLostException lost = release(permit);
-            if (lost != null) {
-                e.addSuppressed(lost);
-            }
-            throw e;
-        }
-        LockLostException lost = release(permit);
-        if (lost != null) {
+        return HeldCall.proceed(invocation, () -> release(permit), lost -> {
             throw lost;
-        }
-        return result;
+        });
     }
 
     private static LockLostException release(Permit permit) {
@@ -65,9 +54,5 @@ public class BoundedInterceptor {
         }
         return held ? null : new LockLostException(permit.name(), "A permit of semaphore '" + permit.name()
                 + "' lost its lease while the method ran; more holders than permits may have run at once");
-    }
-
-    private Class<?> beanClass(Method method) {
-        return intercepted != null ? intercepted.getBeanClass() : method.getDeclaringClass();
     }
 }

@@ -40,49 +40,29 @@ public class LockedInterceptor {
     @AroundInvoke
     Object aroundInvoke(InvocationContext invocation) throws Exception {
         Method method = invocation.getMethod();
-        GuardedMethods.LockGuard policy = extension.guardedMethods().lock(beanClass(method), method);
+        GuardedMethods.LockGuard policy = extension.guardedMethods().lock(HeldCall.beanClass(intercepted, method),
+                method);
         String key = policy.key().render(invocation.getParameters());
         LockHandle handle = extension.runtime().locks().lock(key, policy.name()).acquire(policy.lease(), policy.maxWait());
-        Object result;
-        try {
-            result = invocation.proceed();
-        } catch (Exception | Error e) {
-            release(handle, e);
-            throw e;
-        }
-        LockLostException lost = release(handle, null);
-        if (lost != null) {
+        return HeldCall.proceed(invocation, () -> release(handle), lost -> {
             if (policy.onLost() == Locked.OnLost.THROW) {
                 throw lost;
             }
             // The loss itself was warned about once, when it was found.
             LOG.log(Level.INFO, "Sluice: " + policy.name() + " returned its result although its lock was lost "
                     + "(onLost=LOG): " + lost.getMessage());
-        }
-        return result;
+        });
     }
 
-    /** Releases; a lost lease is returned, or attached to the method's own exception when it threw. */
-    static LockLostException release(LockHandle handle, Throwable thrown) {
+    /** Releases; answers the lost lease, if it was lost. */
+    private static LockLostException release(LockHandle handle) {
         boolean held = handle.isHeld();
-        LockLostException lost = null;
         try {
             handle.close();
         } catch (LockLostException e) {
-            lost = e;
+            return e;
         }
-        if (lost == null && !held) {
-            lost = new LockLostException(handle.key(), "Lock '" + handle.key() + "' (fencing token "
-                    + handle.fencingToken() + ") lost its lease while the method ran; another holder may have overlapped");
-        }
-        if (lost != null && thrown != null) {
-            thrown.addSuppressed(lost);
-            return null;
-        }
-        return lost;
-    }
-
-    private Class<?> beanClass(Method method) {
-        return intercepted != null ? intercepted.getBeanClass() : method.getDeclaringClass();
+        return held ? null : new LockLostException(handle.key(), "Lock '" + handle.key() + "' (fencing token "
+                + handle.fencingToken() + ") lost its lease while the method ran; another holder may have overlapped");
     }
 }

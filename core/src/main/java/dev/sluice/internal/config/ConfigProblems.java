@@ -23,7 +23,7 @@ public final class ConfigProblems {
      * {@code key: "value" is invalid; expected <form>}, or {@code key: (absent) is invalid; ...} for a
      * {@code null} value.
      *
-     * @param value the value as written; never a secret (mask it first, see {@link #invalidUri})
+     * @param value the value as written; never a secret (mask it first, as {@code RedisUri.redact} does)
      */
     public static SluiceConfigException invalid(String key, String value, String expected) {
         return new SluiceConfigException(key, value, expected);
@@ -41,14 +41,6 @@ public final class ConfigProblems {
     static SluiceConfigException invalidIn(String key, String where, String value, String reason,
             String expected) {
         return of(key, key + " in " + where + ": " + quoted(value) + " " + reason + "; expected " + expected);
-    }
-
-    /**
-     * A Redis URI with its user information masked as {@code ****}:
-     * {@code key: "redis://****@host:99999" is invalid; expected <form>}.
-     */
-    public static SluiceConfigException invalidUri(String key, String uri, String expected) {
-        return invalid(key, RedisUri.redact(uri), expected);
     }
 
     /**

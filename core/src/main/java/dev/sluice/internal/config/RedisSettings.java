@@ -8,12 +8,15 @@ import java.util.Optional;
  * Where and how to reach Redis ({@code sluice.redis.*}). Immutable. {@link #toString()} never shows the
  * password.
  *
- * @param uri          {@code redis://} or {@code rediss://} URI without credentials (those are split into
- *                     user/password), empty when Sentinel, Cluster or the in-process store is used
- * @param sentinels    Sentinel addresses {@code host:port}; non-empty means Sentinel mode
+ * @param address      the server of {@code sluice.redis.uri} (its credentials are split into user/password, its
+ *                     database and scheme into database/tls), empty when Sentinel, Cluster or the in-process store
+ *                     is used
+ * @param sentinels    Sentinel addresses; non-empty means Sentinel mode
  * @param masterName   Sentinel master name, required with sentinels
- * @param clusterNodes Cluster seed nodes {@code host:port}; non-empty means Cluster mode
- * @param redlockNodes independent masters for Redlock locks, as URIs; empty = ordinary locks
+ * @param clusterNodes Cluster seed nodes; non-empty means Cluster mode
+ * @param redlockNodes independent masters for Redlock locks, each a standalone server with its own credentials,
+ *                     database and TLS and this application's timeout, pool and pipelining; empty = ordinary
+ *                     locks
  * @param user         ACL user, may be empty
  * @param password     password, may be empty; never logged
  * @param database     database index (standalone/Sentinel), 0 by default
@@ -25,11 +28,11 @@ import java.util.Optional;
  *                     pipeline ({@code sluice.redis.pipelining}, {@code true} by default; standalone and Sentinel)
  */
 public record RedisSettings(
-        Optional<String> uri,
-        List<String> sentinels,
+        Optional<RedisAddress> address,
+        List<RedisAddress> sentinels,
         Optional<String> masterName,
-        List<String> clusterNodes,
-        List<String> redlockNodes,
+        List<RedisAddress> clusterNodes,
+        List<RedisSettings> redlockNodes,
         Optional<String> user,
         Optional<String> password,
         int database,
@@ -66,12 +69,17 @@ public record RedisSettings(
         if (!sentinels.isEmpty()) {
             return Mode.SENTINEL;
         }
-        return uri.isPresent() ? Mode.STANDALONE : Mode.IN_PROCESS;
+        return address.isPresent() ? Mode.STANDALONE : Mode.IN_PROCESS;
+    }
+
+    /** The standalone server as a URI without credentials, the port always written: {@code redis://host:6379/0}. */
+    public Optional<String> uri() {
+        return address.map(a -> (tls ? "rediss" : "redis") + "://" + a + "/" + database);
     }
 
     @Override
     public String toString() {
-        return "RedisSettings[mode=" + mode() + ", uri=" + uri.orElse("-") + ", sentinels=" + sentinels
+        return "RedisSettings[mode=" + mode() + ", uri=" + uri().orElse("-") + ", sentinels=" + sentinels
                 + ", masterName=" + masterName.orElse("-") + ", clusterNodes=" + clusterNodes
                 + ", redlockNodes=" + redlockNodes.size() + ", user=" + user.orElse("-")
                 + ", password=" + (password.isPresent() ? "****" : "-") + ", database=" + database

@@ -45,8 +45,8 @@ final class RedisSettingsLoader {
 
     static RedisSettings load(ConfigSource source) {
         Optional<String> uriText = source.get(URI);
-        List<String> sentinels = nodes(source, SENTINELS);
-        List<String> clusterNodes = nodes(source, CLUSTER_NODES);
+        List<RedisAddress> sentinels = nodes(source, SENTINELS);
+        List<RedisAddress> clusterNodes = nodes(source, CLUSTER_NODES);
         Optional<String> masterName = source.get(MASTER_NAME);
 
         exclusive(source, URI, SENTINELS, uriText.isPresent(), !sentinels.isEmpty());
@@ -83,7 +83,7 @@ final class RedisSettingsLoader {
             password = uri.get().password();
         }
 
-        List<String> redlock = redlockNodes(source, tlsKey);
+        List<RedisUri> redlock = redlockNodes(source, tlsKey);
         if (!redlock.isEmpty() && uriText.isEmpty() && sentinels.isEmpty() && clusterNodes.isEmpty()) {
             throw ConfigProblems.invalid(REDLOCK_NODES, String.join(",",
                     Values.list(source.get(REDLOCK_NODES).orElseThrow()).stream().map(RedisUri::redact).toList()),
@@ -91,19 +91,15 @@ final class RedisSettingsLoader {
                     + " and semaphores would stay in this JVM", "one of those beside it");
         }
 
-        return new RedisSettings(
-                uri.map(RedisUri::withoutCredentials),
-                sentinels,
-                masterName,
-                clusterNodes,
-                redlock,
-                user,
-                password,
-                uri.map(RedisUri::database).orElse(0),
-                tls,
-                source.get(TIMEOUT).map(v -> millis(TIMEOUT, v)).orElse(RedisSettings.DEFAULT_TIMEOUT),
-                pool(source),
-                source.get(PIPELINING).map(v -> Values.bool(PIPELINING, v.trim())).orElse(true));
+        Duration timeout = source.get(TIMEOUT).map(v -> millis(TIMEOUT, v)).orElse(RedisSettings.DEFAULT_TIMEOUT);
+        RedisSettings.Pool pool = pool(source);
+        boolean pipelining = source.get(PIPELINING).map(v -> Values.bool(PIPELINING, v.trim())).orElse(true);
+        // Each Redlock master: its own credentials and database, the application's timeout, pool and pipelining.
+        List<RedisSettings> masters = redlock.stream().map(node -> new RedisSettings(Optional.of(node.address()),
+                List.<RedisAddress>of(), Optional.empty(), List.of(), List.of(), node.user(), node.password(),
+                node.database(), node.tls(), timeout, pool, pipelining)).toList();
+        return new RedisSettings(uri.map(RedisUri::address), sentinels, masterName, clusterNodes, masters, user,
+                password, uri.map(RedisUri::database).orElse(0), tls, timeout, pool, pipelining);
     }
 
     private static RedisSettings.Pool pool(ConfigSource source) {
@@ -131,15 +127,14 @@ final class RedisSettingsLoader {
         return d;
     }
 
-    private static List<String> nodes(ConfigSource source, String key) {
+    private static List<RedisAddress> nodes(ConfigSource source, String key) {
         Optional<String> value = source.get(key);
         if (value.isEmpty()) {
             return List.of();
         }
-        Set<String> nodes = new LinkedHashSet<>();
+        Set<RedisAddress> nodes = new LinkedHashSet<>();
         for (String item : Values.list(value.get())) {
-            String[] hp = RedisUri.hostAndPort(key, value.get(), item, false, NODES_EXPECTED);
-            if (!nodes.add(hp[0] + ":" + hp[1])) {
+            if (!nodes.add(RedisUri.hostAndPort(key, value.get(), item, false, NODES_EXPECTED))) {
                 throw ConfigProblems.invalid(key, value.get(), NODES_EXPECTED + ", each node once");
             }
         }
@@ -150,21 +145,21 @@ final class RedisSettingsLoader {
     }
 
     /**
-     * Kept as written, credentials included: each master may have its own. Validated like sluice.redis.uri. With
-     * {@code sluice.redis.tls=true} every master is reached over TLS, so {@code redis://} ones become
-     * {@code rediss://}; with {@code false} a {@code rediss://} master contradicts it.
+     * Each master with its own credentials (each may have its own), validated like sluice.redis.uri. With
+     * {@code sluice.redis.tls=true} every master is reached over TLS; with {@code false} a {@code rediss://} master
+     * contradicts it.
      */
-    private static List<String> redlockNodes(ConfigSource source, Optional<Boolean> tls) {
+    private static List<RedisUri> redlockNodes(ConfigSource source, Optional<Boolean> tls) {
         Optional<String> value = source.get(REDLOCK_NODES);
         if (value.isEmpty()) {
             return List.of();
         }
         String shown = String.join(",", Values.list(value.get()).stream().map(RedisUri::redact).toList());
-        List<String> uris = new ArrayList<>();
-        Set<String> endpoints = new LinkedHashSet<>();
+        List<RedisUri> masters = new ArrayList<>();
+        Set<RedisAddress> endpoints = new LinkedHashSet<>();
         for (String item : Values.list(value.get())) {
             RedisUri node = RedisUri.parse(REDLOCK_NODES, item);
-            if (!endpoints.add(node.host() + ":" + node.port())) {
+            if (!endpoints.add(node.address())) {
                 // Two entries for one server would let a single failure count twice towards the quorum.
                 throw ConfigProblems.invalid(REDLOCK_NODES, shown, "independent masters, each host:port"
                         + " once, such as redis://a:6379,redis://b:6379,redis://c:6379");
@@ -172,14 +167,14 @@ final class RedisSettingsLoader {
             if (node.tls() && tls.equals(Optional.of(false))) {
                 throw tlsContradiction(REDLOCK_NODES, shown);
             }
-            uris.add(tls.orElse(false) && !node.tls() ? "rediss" + item.substring(item.indexOf("://")) : item);
+            masters.add(node.withTls(node.tls() || tls.orElse(false)));
         }
-        if (uris.size() < MIN_REDLOCK_NODES) {
-            throw ConfigProblems.invalid(REDLOCK_NODES, shown, "names " + uris.size() + " master(s)", "at least "
+        if (masters.size() < MIN_REDLOCK_NODES) {
+            throw ConfigProblems.invalid(REDLOCK_NODES, shown, "names " + masters.size() + " master(s)", "at least "
                     + MIN_REDLOCK_NODES + " independent masters such as redis://a:6379,redis://b:6379,redis://c:6379"
                     + " (a quorum over fewer survives no failure; use " + URI + " for a single server)");
         }
-        return List.copyOf(uris);
+        return List.copyOf(masters);
     }
 
     private static void exclusive(ConfigSource source, String a, String b, boolean hasA, boolean hasB) {

@@ -14,11 +14,10 @@ import java.util.regex.Pattern;
  * @param tls      {@code rediss://}
  * @param user     ACL user, empty when not given
  * @param password password, empty when not given; never printed
- * @param host     host name or IP literal ({@code [::1]} keeps its brackets)
- * @param port     1 to 65535
+ * @param address  host and port
  * @param database database index
  */
-record RedisUri(boolean tls, Optional<String> user, Optional<String> password, String host, int port,
+record RedisUri(boolean tls, Optional<String> user, Optional<String> password, RedisAddress address,
                 int database) {
 
     static final String EXPECTED = "redis://[user:password@]host:port[/db] or rediss://... for TLS,"
@@ -67,18 +66,16 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
             }
             database = Integer.parseInt(path);
         }
-        String[] hostPort = hostAndPort(key, shown, authority, true, EXPECTED);
-        return new RedisUri(scheme.equalsIgnoreCase("rediss"), user, password, hostPort[0],
-                Integer.parseInt(hostPort[1]), database);
+        return new RedisUri(scheme.equalsIgnoreCase("rediss"), user, password,
+                hostAndPort(key, shown, authority, true, EXPECTED), database);
     }
 
     /**
-     * Splits {@code host:port}, validating both.
+     * Splits {@code host:port}, validating both. An IPv6 literal is written in brackets ({@code [::1]:6379}).
      *
      * @param portOptional whether a missing port means {@link #DEFAULT_PORT}
-     * @return host and port as text
      */
-    static String[] hostAndPort(String key, String shown, String authority, boolean portOptional, String expected) {
+    static RedisAddress hostAndPort(String key, String shown, String authority, boolean portOptional, String expected) {
         String host;
         String port;
         if (authority.startsWith("[")) {
@@ -104,23 +101,28 @@ record RedisUri(boolean tls, Optional<String> user, Optional<String> password, S
             if (!portOptional) {
                 throw ConfigProblems.invalid(key, shown, expected + " (the port is required)");
             }
-            return new String[] {host, Integer.toString(DEFAULT_PORT)};
+            return address(host, DEFAULT_PORT);
         }
         if (port.isEmpty() || port.length() > 5 || !port.chars().allMatch(c -> c >= '0' && c <= '9')
                 || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
             throw ConfigProblems.invalid(key, shown, expected + " (the port is a number from 1 to 65535)");
         }
-        return new String[] {host, port};
+        return address(host, Integer.parseInt(port));
+    }
+
+    /** Without the brackets of an IPv6 literal, which are URI syntax, not part of the address. */
+    private static RedisAddress address(String host, int port) {
+        return new RedisAddress(host.startsWith("[") ? host.substring(1, host.length() - 1) : host, port);
     }
 
     /** This URI with TLS on or off ({@code sluice.redis.tls} decides over the scheme). */
     RedisUri withTls(boolean on) {
-        return on == tls ? this : new RedisUri(on, user, password, host, port, database);
+        return on == tls ? this : new RedisUri(on, user, password, address, database);
     }
 
     /** The URI without credentials, with the port always written: {@code redis://host:6379/0}. */
     String withoutCredentials() {
-        return (tls ? "rediss" : "redis") + "://" + host + ":" + port + "/" + database;
+        return (tls ? "rediss" : "redis") + "://" + address + "/" + database;
     }
 
     /** {@code text} with everything between {@code ://} and the last {@code @} masked, for messages. */

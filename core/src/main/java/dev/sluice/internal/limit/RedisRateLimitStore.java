@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Rate-limit buckets in Redis, decided by {@code gcra.lua} on the Redis clock: one {@code EVALSHA} per
@@ -36,48 +38,68 @@ import java.util.Map;
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
+    /** Batches in flight at once when combining. */
+    public static final int DEFAULT_SENDERS = ScriptCalls.DEFAULT_SENDERS;
+    /** Most decisions in one batch. */
+    public static final int DEFAULT_BATCH = ScriptCalls.DEFAULT_BATCH;
+
     private final LuaScript script;
     private final LuaScript releaseScript;
     private final LuaScript renewScript;
     private final boolean cluster;
     private final ScriptCalls calls;
 
-    /** Combines concurrent decisions with the default sizes; see the other constructor. */
-    public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, RedisSettings.Mode mode,
-            Runnable discardIdleConnections) {
-        this(executor, script, mode, discardIdleConnections, DEFAULT_SENDERS, DEFAULT_BATCH);
-    }
-
-    /** Batches in flight at once when combining. */
-    public static final int DEFAULT_SENDERS = ScriptCalls.DEFAULT_SENDERS;
-    /** Most decisions in one batch. */
-    public static final int DEFAULT_BATCH = ScriptCalls.DEFAULT_BATCH;
-
     /**
+     * @param scripts                the scripts as configured, operators' replacements included
      * @param discardIdleConnections called when a pooled connection turns out to be broken (Redis restarted),
      *                               before the one retry
      * @param senders                batches in flight at once; 0 sends every decision on its own
      * @param batch                  most decisions in one batch
      */
-    public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, RedisSettings.Mode mode,
+    public RedisRateLimitStore(ScriptExecutor executor, Scripts scripts, RedisSettings.Mode mode,
             Runnable discardIdleConnections, int senders, int batch) {
-        this(executor, script, LuaScript.bundled("concurrency-release"), LuaScript.bundled("semaphore-extend"), mode,
-                discardIdleConnections, senders, batch);
-    }
-
-    /**
-     * @param script        {@code gcra.lua}, the decision
-     * @param releaseScript {@code concurrency-release.lua}, which returns a request's permits
-     * @param renewScript   {@code semaphore-extend.lua}, which renews a permit's lease
-     */
-    public RedisRateLimitStore(ScriptExecutor executor, LuaScript script, LuaScript releaseScript,
-            LuaScript renewScript, RedisSettings.Mode mode, Runnable discardIdleConnections, int senders, int batch) {
-        this.script = script;
-        this.releaseScript = releaseScript;
-        this.renewScript = renewScript;
+        this.script = scripts.decide;
+        this.releaseScript = scripts.release;
+        this.renewScript = scripts.renew;
         this.cluster = mode == RedisSettings.Mode.CLUSTER;
         this.calls = new ScriptCalls(executor, mode, senders, batch, ScriptCalls.OnBrokenConnection.RETRY_ONCE,
                 discardIdleConnections);
+    }
+
+    /**
+     * The scripts of rate limits, each the bundled one or the operator's replacement ({@code sluice.script.<name>}):
+     * {@code gcra.lua} (the decision), {@code concurrency-release.lua} (returns a request's permits) and
+     * {@code semaphore-extend.lua} (renews a permit's lease). Only {@link #load} makes them, so a store runs what
+     * the configuration names, in tests too. Immutable.
+     */
+    public static final class Scripts {
+
+        private final LuaScript decide;
+        private final LuaScript release;
+        private final LuaScript renew;
+
+        private Scripts(LuaScript decide, LuaScript release, LuaScript renew) {
+            this.decide = decide;
+            this.release = release;
+            this.renew = renew;
+        }
+
+        /**
+         * @param overrides script name to location, as in {@code SluiceConfig.scripts()}
+         * @throws dev.sluice.SluiceConfigException naming {@code sluice.script.<name>} when a replacement cannot
+         *                                          be read
+         */
+        public static Scripts load(Map<String, String> overrides) {
+            Function<String, Optional<String>> config = key -> Optional.ofNullable(
+                    overrides.get(key.substring(LuaScript.configKey("").length())));
+            return new Scripts(LuaScript.load("gcra", config), LuaScript.load("concurrency-release", config),
+                    LuaScript.load("semaphore-extend", config));
+        }
+
+        /** Every script, for preloading (which also checks that replacements compile). */
+        public List<LuaScript> all() {
+            return List.of(decide, release, renew);
+        }
     }
 
     @Override

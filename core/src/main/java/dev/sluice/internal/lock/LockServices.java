@@ -2,10 +2,8 @@ package dev.sluice.internal.lock;
 
 import dev.sluice.internal.lease.Watchdog;
 import dev.sluice.SluiceException;
-import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfig;
-import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.ChannelSubscriber;
 import dev.sluice.internal.redis.CircuitBreaker;
@@ -16,7 +14,6 @@ import dev.sluice.internal.tx.Transactions;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -92,25 +89,17 @@ public final class LockServices {
                                      ReleaseSignals signals, List<AutoCloseable> resources) {
         List<LockStore> masters = new ArrayList<>();
         List<RedlockStore.FenceWriter> fences = new ArrayList<>();
-        for (String node : config.redis().redlockNodes()) {
-            RedisConnector master = RedisConnector.connect(nodeSettings(node, config.redis()));
+        for (RedisSettings node : config.redis().redlockNodes()) {
+            RedisConnector master = RedisConnector.connect(node);
             resources.add(master);
             ScriptExecutor executor = ScriptExecutor.of(master);
             executor.preload(scripts.all());
             resources.add(releaseSubscriber(master::client, channel, signals));
-            RedisLockStore store = new RedisLockStore(executor, scripts, channel);
+            RedisLockStore store = new RedisLockStore(ScriptCalls.alone(executor), scripts, channel);
             masters.add(store);
             fences.add(store::raiseFence);
         }
         return new RedlockStore(masters, fences, config.redis().timeout().toMillis());
-    }
-
-    /** One master's settings: its own URI and credentials, the application's timeout and pool. */
-    static RedisSettings nodeSettings(String nodeUri, RedisSettings application) {
-        RedisSettings node = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", nodeUri))).redis();
-        return new RedisSettings(node.uri(), List.of(), node.masterName(), List.of(), List.of(), node.user(),
-                node.password(), node.database(), node.tls(), application.timeout(), application.pool(),
-                application.pipelining());
     }
 
     /** A lock store that also closes the subscribers and clients it depends on. */

@@ -2,7 +2,6 @@ package dev.sluice.internal.lock;
 
 import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptReplies;
-import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.util.List;
 
@@ -34,13 +33,9 @@ public final class RedisLockStore implements LockStore {
     private final LockScripts scripts;
     private final String channel;
 
-    /** Every call on its own connection (a Redlock master, tests). */
-    public RedisLockStore(ScriptExecutor executor, LockScripts scripts, String channel) {
-        this(ScriptCalls.alone(executor), scripts, channel);
-    }
-
     /**
      * @param calls   how script calls travel: combined with other threads' calls, or each on its own
+     *                ({@link ScriptCalls#alone}, a Redlock master)
      * @param channel where releases are published; the application's subscriber listens on it
      */
     public RedisLockStore(ScriptCalls calls, LockScripts scripts, String channel) {

@@ -3,7 +3,6 @@ package dev.sluice.internal.lock;
 import dev.sluice.internal.redis.PermitRenewal;
 import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptReplies;
-import dev.sluice.internal.redis.ScriptExecutor;
 
 import java.util.List;
 
@@ -23,13 +22,9 @@ public final class RedisSemaphoreStore implements SemaphoreStore {
     /** This instance in waiters marks, unique per store (one per application). */
     private final String instance = Owners.newToken();
 
-    /** Every call on its own connection (a Redlock master, tests). */
-    public RedisSemaphoreStore(ScriptExecutor executor, LockScripts scripts, String channel) {
-        this(ScriptCalls.alone(executor), scripts, channel);
-    }
-
     /**
      * @param calls   how script calls travel: combined with other threads' calls, or each on its own
+     *                ({@link ScriptCalls#alone}, a Redlock master)
      * @param channel where returns are published; the application's subscriber listens on it
      */
     public RedisSemaphoreStore(ScriptCalls calls, LockScripts scripts, String channel) {

@@ -2,6 +2,7 @@ package dev.sluice.internal.redis;
 
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.ConfigProblems;
+import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.RedisSettings.Mode;
 
@@ -66,7 +67,6 @@ public final class RedisConnector implements AutoCloseable {
     private static final Duration EVICTION_INTERVAL = Duration.ofSeconds(30);
     private static final Duration IDLE_BEFORE_EVICTION = Duration.ofMinutes(1);
     private static final Duration REBUILD_INTERVAL = Duration.ofSeconds(1);
-    /** How long {@link #close()} keeps stopping sentinel listeners that outlived the client's own close. */
 
     private final RedisSettings settings;
     private final Mode mode;
@@ -89,8 +89,7 @@ public final class RedisConnector implements AutoCloseable {
      * @throws SluiceConfigException    when Redis rejects the credentials ({@code WRONGPASS}, {@code NOAUTH},
      *                                  {@code NOPERM}), when a password is given to a Redis that has none, when
      *                                  the TLS handshake fails (certificate not trusted or not matching the host),
-     *                                  when the sentinels do not monitor {@code sluice.redis.master-name}, or when
-     *                                  an address is malformed
+     *                                  or when the sentinels do not monitor {@code sluice.redis.master-name}
      * @throws IllegalArgumentException when {@code settings} configure no Redis at all (in-process mode)
      */
     public static RedisConnector connect(RedisSettings settings) {
@@ -225,7 +224,7 @@ public final class RedisConnector implements AutoCloseable {
     public String toString() {
         return "RedisConnector[mode=" + mode + ", target=" + target + ", user=" + settings.user().orElse("-")
                 + ", password=" + (settings.password().isPresent() ? "****" : "-") + ", database="
-                + settings.database() + ", tls=" + tls() + ", timeout=" + settings.timeout() + "]";
+                + settings.database() + ", tls=" + settings.tls() + ", timeout=" + settings.timeout() + "]";
     }
 
     private UnifiedJedis build() {
@@ -233,7 +232,7 @@ public final class RedisConnector implements AutoCloseable {
         switch (mode) {
             case STANDALONE:
                 return RedisClient.builder()
-                        .hostAndPort(standaloneAddress())
+                        .hostAndPort(hostAndPort(settings.address().orElseThrow()))
                         .clientConfig(clientConfig(true, true))
                         .poolConfig(pool)
                         .build();
@@ -242,7 +241,7 @@ public final class RedisConnector implements AutoCloseable {
                         .masterName(settings.masterName().orElseThrow(() -> ConfigProblems.absent(
                                 "sluice.redis.master-name", " but sluice.redis.sentinels is set",
                                 "the name of the master the sentinels monitor")))
-                        .sentinels(addresses("sluice.redis.sentinels", settings.sentinels()))
+                        .sentinels(hostsAndPorts(settings.sentinels()))
                         .clientConfig(clientConfig(true, true))
                         .sentinelClientConfig(sentinelConfig())
                         .poolConfig(pool)
@@ -260,7 +259,7 @@ public final class RedisConnector implements AutoCloseable {
      * {@code sluice.redis.timeout}.
      */
     private RedisClusterClient cluster(ConnectionPoolConfig pool) {
-        Set<HostAndPort> nodes = addresses("sluice.redis.cluster-nodes", settings.clusterNodes());
+        Set<HostAndPort> nodes = hostsAndPorts(settings.clusterNodes());
         JedisClientConfig config = clientConfig(true, false);
         ClusterConnectionProvider provider = new ClusterConnectionProvider(nodes, config, pool);
         return RedisClusterClient.builder()
@@ -279,11 +278,11 @@ public final class RedisConnector implements AutoCloseable {
      */
     private JedisClientConfig sentinelConfig() {
         JedisClientConfig withCredentials = clientConfig(false, false);
-        if (settings.password().isEmpty() && !tls()) {
+        if (settings.password().isEmpty() && !settings.tls()) {
             return withCredentials;
         }
         JedisClientConfig anonymous = clientConfig(false, false, false);
-        for (HostAndPort sentinel : addresses("sluice.redis.sentinels", settings.sentinels())) {
+        for (HostAndPort sentinel : hostsAndPorts(settings.sentinels())) {
             try (Jedis jedis = new Jedis(sentinel, withCredentials)) {
                 jedis.ping();
                 return withCredentials;
@@ -336,7 +335,7 @@ public final class RedisConnector implements AutoCloseable {
         if (master && withDatabase) {
             builder.database(settings.database());
         }
-        if (tls()) {
+        if (settings.tls()) {
             // Jedis 7 checks the host name by default, older versions did not; saying so here keeps the check if a
             // default changes, since without it any certificate the truststore trusts would pass for any host.
             SSLParameters parameters = new SSLParameters();
@@ -364,62 +363,14 @@ public final class RedisConnector implements AutoCloseable {
         return config;
     }
 
-    private boolean tls() {
-        return settings.tls() || settings.uri().map(u -> u.regionMatches(true, 0, "rediss:", 0, 7)).orElse(false);
+    private static HostAndPort hostAndPort(RedisAddress address) {
+        return new HostAndPort(address.host(), address.port());
     }
 
-    /**
-     * Host and port of {@code sluice.redis.uri}. Read by hand because {@link java.net.URI} rejects host names
-     * with underscores, common for container service names, and reports no host for them.
-     */
-    private HostAndPort standaloneAddress() {
-        return uriAddress(settings.uri().orElseThrow());
-    }
-
-    static HostAndPort uriAddress(String uri) {
-        int scheme = uri.indexOf("://");
-        String authority = scheme < 0 ? uri : uri.substring(scheme + 3);
-        authority = authority.substring(authority.lastIndexOf('@') + 1);
-        int slash = authority.indexOf('/');
-        if (slash >= 0) {
-            authority = authority.substring(0, slash);
-        }
-        boolean hasPort = authority.startsWith("[") ? authority.contains("]:") : authority.contains(":");
-        try {
-            return address("sluice.redis.uri", hasPort ? authority : authority + ":6379");
-        } catch (SluiceConfigException e) {
-            throw ConfigProblems.invalidUri("sluice.redis.uri", uri,
-                    "redis://[user:password@]host:port[/db] or rediss://... for TLS");
-        }
-    }
-
-    private static Set<HostAndPort> addresses(String key, List<String> values) {
-        Set<HostAndPort> addresses = new LinkedHashSet<>();
-        for (String value : values) {
-            addresses.add(address(key, value));
-        }
-        return addresses;
-    }
-
-    static HostAndPort address(String key, String value) {
-        String text = value.trim();
-        int colon = text.lastIndexOf(':');
-        if (colon <= 0 || colon == text.length() - 1) {
-            throw ConfigProblems.invalid(key, value, "host:port[,host:port...] such as redis-1:26379");
-        }
-        String host = text.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        try {
-            int port = Integer.parseInt(text.substring(colon + 1));
-            if (port < 1 || port > 65535) {
-                throw new NumberFormatException();
-            }
-            return new HostAndPort(host, port);
-        } catch (NumberFormatException e) {
-            throw ConfigProblems.invalid(key, value, "host:port[,host:port...] with a port from 1 to 65535");
-        }
+    private static Set<HostAndPort> hostsAndPorts(List<RedisAddress> addresses) {
+        Set<HostAndPort> all = new LinkedHashSet<>();
+        addresses.forEach(address -> all.add(hostAndPort(address)));
+        return all;
     }
 
     private static int millis(Duration duration) {
@@ -429,7 +380,7 @@ public final class RedisConnector implements AutoCloseable {
     private static String describeTarget(RedisSettings settings) {
         switch (settings.mode()) {
             case STANDALONE:
-                return settings.uri().map(RedisConnector::withoutUserInfo).orElse("-");
+                return settings.uri().orElse("-");
             case SENTINEL:
                 return "master " + settings.masterName().orElse("?") + " via sentinels " + settings.sentinels();
             case CLUSTER:
@@ -437,12 +388,5 @@ public final class RedisConnector implements AutoCloseable {
             default:
                 return "-";
         }
-    }
-
-    /** The settings promise a URI without credentials; this makes sure a slip there reaches no log. */
-    private static String withoutUserInfo(String uri) {
-        int scheme = uri.indexOf("://");
-        int at = uri.lastIndexOf('@');
-        return scheme >= 0 && at > scheme ? uri.substring(0, scheme + 3) + uri.substring(at + 1) : uri;
     }
 }

@@ -11,7 +11,6 @@ import dev.sluice.internal.limit.RedisRateLimitStore;
 import dev.sluice.internal.metrics.MetricsBridges;
 import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.CircuitBreaker;
-import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.internal.lock.LockService;
@@ -106,15 +105,13 @@ public final class SluiceRuntime implements AutoCloseable {
             return started(new SluiceRuntime(config, null, null, new InProcessRateLimitStore(),
                     SluiceMetrics.start(app, config.redis())), application);
         }
-        LuaScript gcra = script(config, "gcra");
-        LuaScript release = script(config, "concurrency-release");
-        LuaScript renew = script(config, "semaphore-extend");
+        RedisRateLimitStore.Scripts scripts = RedisRateLimitStore.Scripts.load(config.scripts());
         RedisConnector connector = RedisConnector.connect(config.redis());
         try {
             ScriptExecutor executor = ScriptExecutor.of(connector);
-            executor.preload(List.of(gcra, release, renew));
+            executor.preload(scripts.all());
             return started(new SluiceRuntime(config, connector, executor,
-                    new RedisRateLimitStore(executor, gcra, release, renew, config.redis().mode(),
+                    new RedisRateLimitStore(executor, scripts, config.redis().mode(),
                             connector::discardIdleConnections,
                             config.redis().pipelining() ? RedisRateLimitStore.DEFAULT_SENDERS : 0,
                             RedisRateLimitStore.DEFAULT_BATCH),
@@ -131,14 +128,6 @@ public final class SluiceRuntime implements AutoCloseable {
         }
         LOG.log(Level.INFO, RuntimeSummary.of(runtime.config, runtime.metrics.app()));
         return runtime;
-    }
-
-    /**
-     * The Lua script {@code name}: the operator's replacement from {@code sluice.script.<name>}, else the
-     * bundled one.
-     */
-    public static LuaScript script(SluiceConfig config, String name) {
-        return LuaScript.load(name, key -> Optional.ofNullable(config.scripts().get(key.substring("sluice.script.".length()))));
     }
 
     /** A runtime over a given store (tests, benchmarks). */

@@ -73,13 +73,6 @@ class ConfigMessageShapeTest {
     }
 
     @Test
-    void aMaskedUriShowsItsUserInformationAsStars() {
-        assertThat(ConfigProblems.invalidUri("sluice.redis.uri", "redis://app:Secret-pw@cache:99999", "a URI"))
-                .hasMessage("sluice.redis.uri: \"redis://****@cache:99999\" is invalid; expected a URI")
-                .hasMessageNotContaining("Secret-pw");
-    }
-
-    @Test
     void anAnnotationMemberProblemTakesTheValueProblemOfItsParser() {
         SluiceConfigException parsed = catchThrowableOfType(SluiceConfigException.class,
                 () -> Durations.parse("@Locked.lease", "ten seconds"));

@@ -5,11 +5,13 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 import static dev.sluice.internal.config.Rejections.rejects;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 class RedisSettingsLoaderTest {
 
@@ -68,7 +70,9 @@ class RedisSettingsLoaderTest {
         RedisSettings r = redis(Map.of("sluice.redis.sentinels", "s1:26379, s2:26379,[::1]:26380",
                 "sluice.redis.master-name", "mymaster"));
         assertThat(r.mode()).isEqualTo(RedisSettings.Mode.SENTINEL);
-        assertThat(r.sentinels()).containsExactly("s1:26379", "s2:26379", "[::1]:26380");
+        assertThat(r.sentinels()).containsExactly(new RedisAddress("s1", 26379), new RedisAddress("s2", 26379),
+                new RedisAddress("::1", 26380));
+        assertThat(r.sentinels().get(2)).hasToString("[::1]:26380");
         assertThat(r.masterName()).contains("mymaster");
         assertThat(r.uri()).isEmpty();
     }
@@ -77,15 +81,32 @@ class RedisSettingsLoaderTest {
     void readsClusterNodes() {
         RedisSettings r = redis(Map.of("sluice.redis.cluster-nodes", "n1:7000,n2:7001,"));
         assertThat(r.mode()).isEqualTo(RedisSettings.Mode.CLUSTER);
-        assertThat(r.clusterNodes()).containsExactly("n1:7000", "n2:7001");
+        assertThat(r.clusterNodes()).containsExactly(new RedisAddress("n1", 7000), new RedisAddress("n2", 7001));
+    }
+
+    @Test
+    void holdsTheServerAsHostAndPortIncludingContainerStyleNamesAndIpv6Literals() {
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://redis_1:6380/2")).address())
+                .contains(new RedisAddress("redis_1", 6380));
+        assertThat(redis(Map.of("sluice.redis.uri", "redis://cache/0")).address())
+                .contains(new RedisAddress("cache", 6379));
+        assertThat(redis(Map.of("sluice.redis.uri", "rediss://[::1]:7000/1")).address())
+                .contains(new RedisAddress("::1", 7000));
     }
 
     @Test
     void readsRedlockNodesWithTheirOwnCredentials() {
         RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://app:6379", "sluice.redis.redlock-nodes",
-                "redis://a:6379,redis://:pw@b:6379,rediss://c:6380/1"));
-        assertThat(r.redlockNodes()).containsExactly("redis://a:6379", "redis://:pw@b:6379", "rediss://c:6380/1");
-        assertThat(r.toString()).doesNotContain("pw@");
+                "redis://a:6379,redis://:pw@b:6379,rediss://c:6380/1", "sluice.redis.timeout", "750ms"));
+        assertThat(r.redlockNodes()).extracting(RedisSettings::uri, RedisSettings::password).containsExactly(
+                tuple(Optional.of("redis://a:6379/0"), Optional.empty()),
+                tuple(Optional.of("redis://b:6379/0"), Optional.of("pw")),
+                tuple(Optional.of("rediss://c:6380/1"), Optional.empty()));
+        assertThat(r.redlockNodes()).allSatisfy(node -> {
+            assertThat(node.mode()).isEqualTo(RedisSettings.Mode.STANDALONE);
+            assertThat(node.timeout()).isEqualTo(Duration.ofMillis(750));
+        });
+        assertThat(r.toString()).doesNotContain("pw");
     }
 
     @Test
@@ -262,10 +283,15 @@ class RedisSettingsLoaderTest {
         RedisSettings r = redis(Map.of("sluice.redis.uri", "redis://app:6379",
                 "sluice.redis.redlock-nodes", "redis://a:6379,redis://:p%40w@b:6379,rediss://c:6380",
                 "sluice.redis.tls", "true"));
-        assertThat(r.redlockNodes()).containsExactly("rediss://a:6379", "rediss://:p%40w@b:6379", "rediss://c:6380");
+        assertThat(r.redlockNodes()).extracting(RedisSettings::uri, RedisSettings::password).containsExactly(
+                tuple(Optional.of("rediss://a:6379/0"), Optional.empty()),
+                tuple(Optional.of("rediss://b:6379/0"), Optional.of("p@w")),
+                tuple(Optional.of("rediss://c:6380/0"), Optional.empty()));
+        assertThat(r.redlockNodes()).allSatisfy(node -> assertThat(node.tls()).isTrue());
         assertThat(redis(Map.of("sluice.redis.uri", "redis://app:6379",
                 "sluice.redis.redlock-nodes", "redis://a:6379,redis://b:6379,rediss://c:6380"))
-                .redlockNodes()).containsExactly("redis://a:6379", "redis://b:6379", "rediss://c:6380");
+                .redlockNodes()).extracting(RedisSettings::uri).containsExactly(Optional.of("redis://a:6379/0"),
+                        Optional.of("redis://b:6379/0"), Optional.of("rediss://c:6380/0"));
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.http.Verdict.Outcome;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
+import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.runtime.SluiceRuntime;
 import dev.sluice.test.LogCapture;
 import dev.sluice.test.RedisServer;
@@ -226,7 +227,7 @@ class RateLimitGateFaultsIT {
         Path script = dir.resolve("gcra.lua");
         Files.writeString(script, "local broken = redis.call('GET', 'resilience:broken')\n"
                 + "if broken then return broken + 1 end\n"
-                + SluiceRuntime.script(SluiceConfigLoader.load(ConfigSources.empty()), "gcra").source(),
+                + LuaScript.bundled("gcra").source(),
                 StandardCharsets.UTF_8);
         Report report = underLoad(FailureMode.ALLOW, Map.of("sluice.script.gcra", "file:" + script), new Fault() {
             @Override

@@ -10,7 +10,6 @@ import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.PolicyMode;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.SluiceConfigLoader;
-import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.test.FaultyProxy;
@@ -53,8 +52,10 @@ class PermitFaultsTest {
         RedisSettings settings = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", proxy.uri(),
                 "sluice.redis.timeout", "300ms"))).redis();
         connector = RedisConnector.connect(settings);
-        engine = new RateLimitEngine(new RedisRateLimitStore(ScriptExecutor.of(connector), LuaScript.bundled("gcra"),
-                RedisSettings.Mode.STANDALONE, connector::discardIdleConnections), "sluice");
+        engine = new RateLimitEngine(new RedisRateLimitStore(ScriptExecutor.of(connector),
+                RedisRateLimitStore.Scripts.load(Map.of()), RedisSettings.Mode.STANDALONE,
+                connector::discardIdleConnections, RedisRateLimitStore.DEFAULT_SENDERS,
+                RedisRateLimitStore.DEFAULT_BATCH), "sluice");
     }
 
     @AfterEach

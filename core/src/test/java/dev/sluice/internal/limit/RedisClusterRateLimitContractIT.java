@@ -3,7 +3,6 @@ package dev.sluice.internal.limit;
 import dev.sluice.RateLimitDecision;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.RedisSettings;
-import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.test.RedisCluster;
@@ -15,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static dev.sluice.internal.limit.Policies.policy;
@@ -31,8 +31,9 @@ class RedisClusterRateLimitContractIT extends AbstractRateLimitContractTest {
     @Override
     protected RateLimitStore freshStore() {
         connector = RedisConnector.connect(CLUSTER.settings());
-        return new RedisRateLimitStore(ScriptExecutor.of(connector), LuaScript.bundled("gcra"), RedisSettings.Mode.CLUSTER,
-                connector::discardIdleConnections);
+        return new RedisRateLimitStore(ScriptExecutor.of(connector), RedisRateLimitStore.Scripts.load(Map.of()),
+                RedisSettings.Mode.CLUSTER, connector::discardIdleConnections, RedisRateLimitStore.DEFAULT_SENDERS,
+                RedisRateLimitStore.DEFAULT_BATCH);
     }
 
     @AfterEach

@@ -11,11 +11,17 @@ import dev.sluice.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static dev.sluice.internal.limit.Policies.policy;
 import static dev.sluice.internal.limit.RedisRateLimitStoreTest.permit;
@@ -37,12 +43,21 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
 
     private final List<RedisConnector> connectors = new ArrayList<>();
 
+    @TempDir
+    Path dir;
+
     @Override
     protected RateLimitStore freshStore() {
+        return store(Map.of());
+    }
+
+    /** A Cluster-mode store with the operator's replacements {@code scripts} (name to location). */
+    private RedisRateLimitStore store(Map<String, String> scripts) {
         RedisConnector connector = RedisConnector.connect(REDIS.settings());
         connectors.add(connector);
-        return new RedisRateLimitStore(ScriptExecutor.of(connector), LuaScript.bundled("gcra"),
-                RedisSettings.Mode.CLUSTER, connector::discardIdleConnections);
+        return new RedisRateLimitStore(ScriptExecutor.of(connector), RedisRateLimitStore.Scripts.load(scripts),
+                RedisSettings.Mode.CLUSTER, connector::discardIdleConnections, RedisRateLimitStore.DEFAULT_SENDERS,
+                RedisRateLimitStore.DEFAULT_BATCH);
     }
 
     @AfterEach
@@ -145,13 +160,11 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
      * {@code on-redis-failure}), and the permit is returned in the background.
      */
     @Test
-    void aPermitTakenInOneSlotWhileAnotherSlotFailsIsReturned() {
-        RedisConnector connector = RedisConnector.connect(REDIS.settings());
-        connectors.add(connector);
-        LuaScript failingForBuckets = LuaScript.of("gcra", "if string.find(KEYS[1], ':rl:', 1, true) then "
-                + "return redis.error_reply('slot down') end\n" + LuaScript.bundled("gcra").source(), "test");
-        RateLimitEngine engine = new RateLimitEngine(new RedisRateLimitStore(ScriptExecutor.of(connector),
-                failingForBuckets, RedisSettings.Mode.CLUSTER, connector::discardIdleConnections), "sluice");
+    void aPermitTakenInOneSlotWhileAnotherSlotFailsIsReturned() throws IOException {
+        Path failingForBuckets = Files.writeString(dir.resolve("gcra.lua"), "if string.find(KEYS[1], ':rl:', 1, true)"
+                + " then return redis.error_reply('slot down') end\n" + LuaScript.bundled("gcra").source(),
+                StandardCharsets.UTF_8);
+        RateLimitEngine engine = new RateLimitEngine(store(Map.of("gcra", "file:" + failingForBuckets)), "sluice");
         PolicyConfig reports = new PolicyConfig("reports", List.of(), dev.sluice.internal.config.KeySpec.IP,
                 List.of(), java.util.Set.of(), 1, true, dev.sluice.internal.config.FailureMode.ALLOW,
                 dev.sluice.internal.config.PolicyMode.ENFORCE, dev.sluice.internal.config.CountedStatuses.ALL,

@@ -12,7 +12,12 @@ import dev.sluice.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,19 +49,33 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
     private final List<RedisConnector> connectors = new ArrayList<>();
     private final AtomicInteger discarded = new AtomicInteger();
 
+    @TempDir
+    Path dir;
+
     @Override
     protected RateLimitStore freshStore() {
-        return store(REDIS.settings(), LuaScript.bundled("gcra"), LuaScript.bundled("semaphore-extend"));
+        return store(REDIS.settings(), Map.of());
     }
 
-    private RedisRateLimitStore store(RedisSettings settings, LuaScript gcra, LuaScript renew) {
+    /** A store as the runtime builds it, with the operator's replacements {@code scripts} (name to location). */
+    private RedisRateLimitStore store(RedisSettings settings, Map<String, String> scripts) {
+        return store(settings, scripts, RedisRateLimitStore.DEFAULT_SENDERS, RedisRateLimitStore.DEFAULT_BATCH);
+    }
+
+    private RedisRateLimitStore store(RedisSettings settings, Map<String, String> scripts, int senders, int batch) {
         RedisConnector connector = RedisConnector.connect(settings);
         connectors.add(connector);
-        return new RedisRateLimitStore(ScriptExecutor.of(connector), gcra, LuaScript.bundled("concurrency-release"),
-                renew, RedisSettings.Mode.STANDALONE, () -> {
+        return new RedisRateLimitStore(ScriptExecutor.of(connector), RedisRateLimitStore.Scripts.load(scripts),
+                RedisSettings.Mode.STANDALONE, () -> {
                     discarded.incrementAndGet();
                     connector.discardIdleConnections();
-                }, RedisRateLimitStore.DEFAULT_SENDERS, RedisRateLimitStore.DEFAULT_BATCH);
+                }, senders, batch);
+    }
+
+    /** Writes an operator's replacement of the script {@code name} and answers its location. */
+    private String replacement(String name, String source) throws IOException {
+        Path file = Files.writeString(dir.resolve(name + ".lua"), source, StandardCharsets.UTF_8);
+        return "file:" + file;
     }
 
     @AfterEach
@@ -106,39 +125,37 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
     }
 
     @Test
-    void aScriptFailingInRedisIsNamedWithItsLocation() {
-        RateLimitStore store = store(REDIS.settings(),
-                LuaScript.of("gcra", "return redis.error_reply('broken replacement')", "file:/etc/sluice/gcra.lua"),
-                LuaScript.of("semaphore-extend", "return redis.error_reply('broken extend')", "file:/etc/sluice/ext.lua"));
+    void aScriptFailingInRedisIsNamedWithItsLocation() throws IOException {
+        String gcra = replacement("gcra", "return redis.error_reply('broken replacement')");
+        String extend = replacement("semaphore-extend", "return redis.error_reply('broken extend')");
+        RateLimitStore store = store(REDIS.settings(), Map.of("gcra", gcra, "semaphore-extend", extend));
         assertThatThrownBy(() -> store.consume(List.of(rate("r", 5))))
                 .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("gcra").hasMessageContaining("file:/etc/sluice/gcra.lua")
+                .hasMessageContaining("gcra").hasMessageContaining(gcra)
                 .hasMessageContaining("broken replacement");
         assertThatThrownBy(() -> store.renew("x", "a", 1000))
                 .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("semaphore-extend").hasMessageContaining("file:/etc/sluice/ext.lua")
+                .hasMessageContaining("semaphore-extend").hasMessageContaining(extend)
                 .hasMessageContaining("broken extend");
         assertThat(discarded).as("Redis answered: no connection was broken").hasValue(0);
     }
 
     @Test
-    void aScriptAnsweringInAnotherShapeIsNamedWithItsLocation() {
-        RedisConnector connector = RedisConnector.connect(REDIS.settings());
-        connectors.add(connector);
-        RateLimitStore store = new RedisRateLimitStore(ScriptExecutor.of(connector),
-                LuaScript.of("gcra", "return 'yes'", "file:/etc/sluice/gcra.lua"),
-                LuaScript.of("concurrency-release", "return nil", "file:/etc/sluice/rel.lua"),
-                LuaScript.of("semaphore-extend", "return 'yes'", "file:/etc/sluice/ext.lua"),
-                RedisSettings.Mode.STANDALONE, connector::discardIdleConnections, 0, 1);
+    void aScriptAnsweringInAnotherShapeIsNamedWithItsLocation() throws IOException {
+        String gcra = replacement("gcra", "return 'yes'");
+        String release = replacement("concurrency-release", "return nil");
+        String extend = replacement("semaphore-extend", "return 'yes'");
+        RateLimitStore store = store(REDIS.settings(),
+                Map.of("gcra", gcra, "concurrency-release", release, "semaphore-extend", extend), 0, 1);
         assertThatThrownBy(() -> store.consume(List.of(rate("r", 5))))
                 .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("file:/etc/sluice/gcra.lua").hasMessageContaining("shape");
+                .hasMessageContaining(gcra).hasMessageContaining("shape");
         assertThatThrownBy(() -> store.renew("x", "a", 1000))
                 .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("file:/etc/sluice/ext.lua").hasMessageContaining("shape");
+                .hasMessageContaining(extend).hasMessageContaining("shape");
         assertThatThrownBy(() -> store.release(List.of("x"), "a"))
                 .isInstanceOf(StoreUnavailableException.class)
-                .hasMessageContaining("file:/etc/sluice/rel.lua").hasMessageContaining("shape");
+                .hasMessageContaining(release).hasMessageContaining("shape");
     }
 
     @Test
@@ -162,8 +179,7 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
     @Test
     void aTimeoutIsNotRetried() {
         REDIS.assumeControllable();
-        RateLimitStore store = store(REDIS.settings(Duration.ofMillis(300)), LuaScript.bundled("gcra"),
-                LuaScript.bundled("semaphore-extend"));
+        RateLimitStore store = store(REDIS.settings(Duration.ofMillis(300)), Map.of());
         store.consume(List.of(rate("r", 5)));
         REDIS.pause();
         try {
@@ -178,16 +194,12 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
 
     @Test
     void callsQueuedBehindOneInFlightGoTogetherAndAFailingCallFailsOnlyItsCaller() throws Exception {
-        LuaScript answering = LuaScript.of("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
-                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}", "file:/etc/sluice/gcra.lua");
+        String answering = replacement("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
+                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}");
         ExecutorService threads = Executors.newFixedThreadPool(3);
         try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
-            RedisConnector connector = RedisConnector.connect(SluiceConfigLoader.load(ConfigSources.of(
-                    Map.of("sluice.redis.uri", proxy.uri()))).redis());
-            connectors.add(connector);
-            RedisRateLimitStore store = new RedisRateLimitStore(ScriptExecutor.of(connector), answering,
-                    LuaScript.bundled("concurrency-release"), LuaScript.bundled("semaphore-extend"),
-                    RedisSettings.Mode.STANDALONE, connector::discardIdleConnections, 1, 64);
+            RedisRateLimitStore store = store(SluiceConfigLoader.load(ConfigSources.of(
+                    Map.of("sluice.redis.uri", proxy.uri()))).redis(), Map.of("gcra", answering), 1, 64);
             store.consume(List.of(rate("k7", 1)));
             REDIS.resetStats();
 
@@ -219,7 +231,7 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
 
             assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
             assertThat(behind.get(0).get(10, TimeUnit.SECONDS)).isInstanceOf(StoreUnavailableException.class)
-                    .asString().contains("file:/etc/sluice/gcra.lua", "bad key");
+                    .asString().contains(answering, "bad key");
             assertThat(behind.get(1).get(10, TimeUnit.SECONDS)).isEqualTo(3L);
             assertThat(REDIS.commandCount("evalsha")).as("one each; the queued two in one pipeline").isEqualTo(3);
         } finally {
@@ -236,8 +248,7 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
         ExecutorService threads = Executors.newSingleThreadExecutor();
         try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
             RateLimitStore store = store(SluiceConfigLoader.load(ConfigSources.of(
-                    Map.of("sluice.redis.uri", proxy.uri()))).redis(), LuaScript.bundled("gcra"),
-                    LuaScript.bundled("semaphore-extend"));
+                    Map.of("sluice.redis.uri", proxy.uri()))).redis(), Map.of());
             store.consume(List.of(rate("warm", 1)));
             proxy.dropReplies(true);
             Future<BucketOutcome> decided = threads.submit(() -> store.consume(List.of(permit("x", 1, "a"))).get(0));

@@ -1,15 +1,20 @@
 package dev.sluice.internal.lock;
 
 import dev.sluice.StoreUnavailableException;
-import dev.sluice.internal.redis.LuaScript;
 import dev.sluice.internal.redis.RedisConnector;
+import dev.sluice.internal.redis.ScriptCalls;
 import dev.sluice.internal.redis.ScriptExecutor;
 import dev.sluice.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,24 +38,27 @@ class RedisStoreRepliesTest {
         }
     }
 
-    private static LuaScript answering(String name, String reply) {
-        return LuaScript.of(name, "return " + reply, "file:/etc/sluice/" + name + ".lua");
-    }
+    @TempDir
+    Path dir;
 
-    private LockScripts scripts(String reply) {
-        return new LockScripts(answering("lock-acquire", reply), answering("lock-release", reply),
-                answering("lock-extend", reply), answering("lock-fence", reply), answering("semaphore-acquire", reply),
-                answering("semaphore-release", reply), answering("semaphore-extend", reply),
-                answering("semaphore-handover", reply));
+    /** Every lock and semaphore script replaced ({@code sluice.script.<name>}) by one answering {@code reply}. */
+    private LockScripts scripts(String reply) throws IOException {
+        Map<String, String> overrides = new HashMap<>();
+        for (String name : List.of("lock-acquire", "lock-release", "lock-extend", "lock-fence", "semaphore-acquire",
+                "semaphore-release", "semaphore-extend", "semaphore-handover")) {
+            overrides.put(name, "file:" + Files.writeString(dir.resolve(name + ".lua"), "return " + reply));
+        }
+        return LockScripts.load(overrides);
     }
 
     @Test
-    void aReplyOfAnotherShapeFailsTheCallNamingTheScript() {
+    void aReplyOfAnotherShapeFailsTheCallNamingTheScript() throws IOException {
         connector = RedisConnector.connect(REDIS.settings());
-        ScriptExecutor executor = ScriptExecutor.of(connector);
+        ScriptCalls alone = ScriptCalls.alone(ScriptExecutor.of(connector));
         for (String reply : List.of("'yes'", "{1}", "{2, 0, 0}", "7")) {
-            RedisLockStore locks = new RedisLockStore(executor, scripts(reply), "sluice:released");
-            RedisSemaphoreStore semaphores = new RedisSemaphoreStore(executor, scripts(reply), "sluice:released");
+            LockScripts scripts = scripts(reply);
+            RedisLockStore locks = new RedisLockStore(alone, scripts, "sluice:released");
+            RedisSemaphoreStore semaphores = new RedisSemaphoreStore(alone, scripts, "sluice:released");
             Map<String, Executable> calls = Map.of(
                     "lock-acquire", () -> locks.tryLock("k", "o", 1000),
                     "lock-release", () -> locks.unlock("k", "o"),
@@ -62,7 +70,7 @@ class RedisStoreRepliesTest {
                     "semaphore-extend", () -> semaphores.extend("s", "p", 1000));
             calls.forEach((script, call) -> assertThatThrownBy(call::execute).as("%s answering %s", script, reply)
                     .isInstanceOf(StoreUnavailableException.class)
-                    .hasMessageContaining(script + " (file:/etc/sluice/" + script + ".lua)")
+                    .hasMessageContaining(script + " (file:" + dir.resolve(script + ".lua") + ")")
                     .hasMessageContaining("shape"));
         }
     }

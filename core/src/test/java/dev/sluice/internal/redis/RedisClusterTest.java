@@ -1,5 +1,6 @@
 package dev.sluice.internal.redis;
 
+import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.RedisSettings.Mode;
@@ -115,7 +116,8 @@ class RedisClusterTest {
     @Test
     void seedNodesDownAtDeployDoNotFailIt() {
         RedisSettings down = new RedisSettings(Optional.empty(), List.of(), Optional.empty(),
-                List.of("127.0.0.1:" + RedisProcess.freePort(), "127.0.0.1:" + RedisProcess.freePort()), List.of(),
+                List.of(new RedisAddress("127.0.0.1", RedisProcess.freePort()),
+                        new RedisAddress("127.0.0.1", RedisProcess.freePort())), List.of(),
                 Optional.empty(), Optional.empty(), 0, false, Duration.ofMillis(300), RedisSettings.Pool.DEFAULT, true);
 
         try (RedisConnector connector = RedisConnector.connect(down)) {
@@ -128,7 +130,7 @@ class RedisClusterTest {
     @Test
     void aPasswordTheNodesDoNotHaveFailsTheDeploymentNamingTheKey() {
         RedisSettings withPassword = new RedisSettings(Optional.empty(), List.of(), Optional.empty(),
-                cluster.nodes(), List.of(), Optional.empty(), Optional.of("Unneeded-pw-77aa"), 0, false,
+                cluster.settings().clusterNodes(), List.of(), Optional.empty(), Optional.of("Unneeded-pw-77aa"), 0, false,
                 Duration.ofSeconds(2), RedisSettings.Pool.DEFAULT, true);
 
         assertThatThrownBy(() -> RedisConnector.connect(withPassword))

@@ -1,5 +1,6 @@
 package dev.sluice.internal.redis;
 
+import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.RedisSettings.Mode;
@@ -99,8 +100,8 @@ class RedisConnectorTest {
 
     @Test
     void missingPasswordFailsTheDeploymentNamingTheKey() {
-        RedisSettings noPassword = new RedisSettings(Optional.of(redis.uri()), List.of(), Optional.empty(),
-                List.of(), List.of(), Optional.empty(), Optional.empty(), 0, false, Duration.ofSeconds(2),
+        RedisSettings noPassword = new RedisSettings(Optional.of(new RedisAddress(redis.host(), redis.port())),
+                List.of(), Optional.empty(), List.of(), List.of(), Optional.empty(), Optional.empty(), 0, false, Duration.ofSeconds(2),
                 RedisSettings.Pool.DEFAULT, true);
 
         assertThatThrownBy(() -> RedisConnector.connect(noPassword))
@@ -122,7 +123,7 @@ class RedisConnectorTest {
     @Test
     void unreachableRedisDoesNotFailTheDeploymentAndIsUsedOnceItAnswers() {
         int port = RedisProcess.freePort();
-        RedisSettings down = new RedisSettings(Optional.of("redis://127.0.0.1:" + port), List.of(), Optional.empty(),
+        RedisSettings down = new RedisSettings(Optional.of(new RedisAddress("127.0.0.1", port)), List.of(), Optional.empty(),
                 List.of(), List.of(), Optional.empty(), Optional.of(PASSWORD), 0, false, Duration.ofMillis(500),
                 RedisSettings.Pool.DEFAULT, true);
 
@@ -191,7 +192,7 @@ class RedisConnectorTest {
         } catch (RuntimeException e) {
             seen.append(everything(e));
         }
-        RedisSettings unreachable = new RedisSettings(Optional.of("redis://127.0.0.1:" + RedisProcess.freePort()),
+        RedisSettings unreachable = new RedisSettings(Optional.of(new RedisAddress("127.0.0.1", RedisProcess.freePort())),
                 List.of(), Optional.empty(), List.of(), List.of(), Optional.of("app"), Optional.of(PASSWORD), 0,
                 false, Duration.ofMillis(300), RedisSettings.Pool.DEFAULT, true);
         try (RedisConnector connector = RedisConnector.connect(unreachable)) {
@@ -249,7 +250,8 @@ class RedisConnectorTest {
     }
 
     private static RedisSettings settings(Optional<String> user, String password, int database, Duration timeout) {
-        return new RedisSettings(Optional.of(redis.uri()), List.of(), Optional.empty(), List.of(), List.of(), user,
+        return new RedisSettings(Optional.of(new RedisAddress(redis.host(), redis.port())), List.of(), Optional.empty(),
+                List.of(), List.of(), user,
                 Optional.of(password), database, false, timeout, RedisSettings.Pool.DEFAULT, true);
     }
 

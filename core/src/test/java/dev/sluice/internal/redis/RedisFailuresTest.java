@@ -1,5 +1,6 @@
 package dev.sluice.internal.redis;
 
+import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.RedisSettings;
 
@@ -25,17 +26,17 @@ class RedisFailuresTest {
     private static final String WHERE = "127.0.0.1:6390";
 
     private static RedisSettings standalone(Optional<String> user, Optional<String> password) {
-        return new RedisSettings(Optional.of("redis://" + WHERE), List.of(), Optional.empty(), List.of(), List.of(),
+        return new RedisSettings(Optional.of(new RedisAddress("127.0.0.1", 6390)), List.of(), Optional.empty(), List.of(), List.of(),
                 user, password, 0, false, RedisSettings.DEFAULT_TIMEOUT, RedisSettings.Pool.DEFAULT, true);
     }
 
     private static final RedisSettings PLAIN = standalone(Optional.empty(), Optional.empty());
     private static final RedisSettings ALICE = standalone(Optional.of("alice"), Optional.of("s3cret"));
-    private static final RedisSettings SENTINEL = new RedisSettings(Optional.empty(), List.of("127.0.0.1:26379"),
+    private static final RedisSettings SENTINEL = new RedisSettings(Optional.empty(), List.of(new RedisAddress("127.0.0.1", 26379)),
             Optional.of("mymaster"), List.of(), List.of(), Optional.empty(), Optional.empty(), 0, true,
             RedisSettings.DEFAULT_TIMEOUT, RedisSettings.Pool.DEFAULT, true);
     private static final RedisSettings CLUSTER = new RedisSettings(Optional.empty(), List.of(), Optional.empty(),
-            List.of("127.0.0.1:7000"), List.of(), Optional.empty(), Optional.empty(), 0, true,
+            List.of(new RedisAddress("127.0.0.1", 7000)), List.of(), Optional.empty(), Optional.empty(), 0, true,
             RedisSettings.DEFAULT_TIMEOUT, RedisSettings.Pool.DEFAULT, true);
 
     private static SluiceConfigException problem(Throwable failure, RedisSettings settings) {

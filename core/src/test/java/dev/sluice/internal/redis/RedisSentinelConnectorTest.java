@@ -1,5 +1,8 @@
 package dev.sluice.internal.redis;
 
+import java.util.Map;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.RedisSettings.Mode;
@@ -16,7 +19,6 @@ import redis.clients.jedis.Jedis;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -142,9 +144,8 @@ class RedisSentinelConnectorTest {
     }
 
     private static RedisSettings settings(List<String> sentinels, String masterName, String password) {
-        return new RedisSettings(Optional.empty(), sentinels, Optional.of(masterName), List.of(), List.of(),
-                Optional.empty(), Optional.of(password), 0, false, Duration.ofSeconds(2), RedisSettings.Pool.DEFAULT,
-                true);
+        return SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.sentinels", String.join(",", sentinels),
+                "sluice.redis.master-name", masterName, "sluice.redis.password", password))).redis();
     }
 
     private static String masterValue(String key) {

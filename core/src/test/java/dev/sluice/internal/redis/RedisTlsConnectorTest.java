@@ -1,5 +1,8 @@
 package dev.sluice.internal.redis;
 
+import java.util.Map;
+import dev.sluice.internal.config.SluiceConfigLoader;
+import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.test.TlsRedis;
@@ -10,9 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,9 +69,8 @@ class RedisTlsConnectorTest {
     /** Runs in the child JVM: connects, pings, prints one verdict line. */
     public static final class Probe {
         public static void main(String[] args) {
-            RedisSettings settings = new RedisSettings(Optional.of(args[0]), List.of(), Optional.empty(), List.of(),
-                    List.of(), Optional.empty(), Optional.empty(), 0, true, Duration.ofSeconds(2),
-                    RedisSettings.Pool.DEFAULT, true);
+            RedisSettings settings = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", args[0])))
+                    .redis();
             try (RedisConnector connector = RedisConnector.connect(settings)) {
                 System.out.println(connector.ping() ? "OK " + connector.client().ping() : "FAILED ping");
             } catch (SluiceConfigException e) {

@@ -1,5 +1,6 @@
 package dev.sluice.internal.redis;
 
+import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.test.RedisProcess;
@@ -178,7 +179,7 @@ class ScriptExecutorTest {
 
     @Test
     void preloadWithRedisDownIsSkippedAndCallsFailAsConnectionErrors() {
-        RedisSettings down = new RedisSettings(Optional.of("redis://127.0.0.1:" + RedisProcess.freePort()),
+        RedisSettings down = new RedisSettings(Optional.of(new RedisAddress("127.0.0.1", RedisProcess.freePort())),
                 List.of(), Optional.empty(), List.of(), List.of(), Optional.empty(), Optional.empty(), 0, false,
                 Duration.ofMillis(300), RedisSettings.Pool.DEFAULT, true);
         try (RedisConnector unreachable = RedisConnector.connect(down)) {

@@ -1,6 +1,7 @@
 package dev.sluice.internal.jaxrs;
 
 import dev.sluice.internal.http.AfterResponse;
+import dev.sluice.internal.http.AsyncCycleEnd;
 
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -40,26 +41,37 @@ final class ServletAsyncCompletion implements ServletRequestListener {
         if (!(servletRequest instanceof ServletRequest request) || !request.isAsyncStarted()) {
             return;
         }
-        request.getAsyncContext().addListener(new AsyncListener() {
-            @Override
-            public void onComplete(AsyncEvent event) {
-                after.completed(status);
-            }
+        request.getAsyncContext().addListener(new CycleEndListener(new AsyncCycleEnd(after, () -> status)));
+    }
 
-            @Override
-            public void onTimeout(AsyncEvent event) {
-                // onComplete follows
-            }
+    /** Forwards the end of an asynchronous request's cycle to its {@link AsyncCycleEnd}. */
+    private static final class CycleEndListener implements AsyncListener {
 
-            @Override
-            public void onError(AsyncEvent event) {
-                // onComplete follows
-            }
+        private final AsyncCycleEnd end;
 
-            @Override
-            public void onStartAsync(AsyncEvent event) {
-                event.getAsyncContext().addListener(this);
-            }
-        });
+        CycleEndListener(AsyncCycleEnd end) {
+            this.end = end;
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            end.ended();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            // onComplete follows
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            // onComplete follows
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // the request went asynchronous again: this listener must be registered anew to hear its end
+            event.getAsyncContext().addListener(this);
+        }
     }
 }
