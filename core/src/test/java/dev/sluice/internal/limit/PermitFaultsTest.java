@@ -53,7 +53,7 @@ class PermitFaultsTest {
         RedisSettings settings = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", proxy.uri(),
                 "sluice.redis.timeout", "300ms"))).redis();
         connector = RedisConnector.connect(settings);
-        engine = new RateLimitEngine(new RedisRateLimitStore(ScriptExecutor.of(connector), LuaScript.bundled("gcra"),
+        engine = Engines.over(new RedisRateLimitStore(ScriptExecutor.of(connector), LuaScript.bundled("gcra"),
                 RedisSettings.Mode.STANDALONE, connector::discardIdleConnections), "sluice");
     }
 

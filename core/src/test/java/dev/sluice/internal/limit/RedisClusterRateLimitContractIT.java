@@ -41,7 +41,7 @@ class RedisClusterRateLimitContractIT extends AbstractRateLimitContractTest {
     }
 
     private RateLimitEngine engine() {
-        return new RateLimitEngine(freshStore(), "sluice");
+        return Engines.over(freshStore(), "sluice");
     }
 
     /**

@@ -61,7 +61,7 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
     @Override
     @Test
     void aDenialByOnePolicyChargesNoOtherPolicyOfTheRequest() {
-        RateLimitEngine engine = new RateLimitEngine(freshStore(), "sluice");
+        RateLimitEngine engine = Engines.over(freshStore(), "sluice");
         PolicyConfig perIp = policy("per-ip", 5, Duration.ofHours(1));
         PolicyConfig global = policy("global", 1, Duration.ofHours(1));
         List<RateLimitEngine.LimitCall> request = List.of(
@@ -78,7 +78,7 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
     @Override
     @Test
     void aRefusingCheckRefusesTheRequestSoItsEnforcedPoliciesAreNotCharged() {
-        RateLimitEngine engine = new RateLimitEngine(freshStore(), "sluice");
+        RateLimitEngine engine = Engines.over(freshStore(), "sluice");
         PolicyConfig login = policy("login", 1, Duration.ofHours(1));
         PolicyConfig api = policy("api", 5, Duration.ofHours(1));
         assertThat(slot(engine, "login", "k")).isNotEqualTo(slot(engine, "api", "k"));
@@ -150,7 +150,7 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
         connectors.add(connector);
         LuaScript failingForBuckets = LuaScript.of("gcra", "if string.find(KEYS[1], ':rl:', 1, true) then "
                 + "return redis.error_reply('slot down') end\n" + LuaScript.bundled("gcra").source(), "test");
-        RateLimitEngine engine = new RateLimitEngine(new RedisRateLimitStore(ScriptExecutor.of(connector),
+        RateLimitEngine engine = Engines.over(new RedisRateLimitStore(ScriptExecutor.of(connector),
                 failingForBuckets, RedisSettings.Mode.CLUSTER, connector::discardIdleConnections), "sluice");
         PolicyConfig reports = new PolicyConfig("reports", List.of(), dev.sluice.internal.config.KeySpec.IP,
                 List.of(), java.util.Set.of(), 1, true, dev.sluice.internal.config.FailureMode.ALLOW,
