@@ -4,10 +4,8 @@ import dev.sluice.RateLimitDecision;
 import dev.sluice.RateLimiter;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.Bandwidth;
-import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.PolicyConfig;
-import dev.sluice.internal.config.PolicyMode;
-import dev.sluice.internal.limit.ChargeMode;
+import dev.sluice.internal.limit.Admission;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.runtime.SluiceRuntime;
 
@@ -71,24 +69,24 @@ final class ConfiguredRateLimiter implements RateLimiter {
             // reloaded into a concurrency-only policy: nothing a programmatic caller can be charged for
             return RateLimitDecision.of(policy.name(), true, Long.MAX_VALUE, Long.MAX_VALUE, 0, 0, 0);
         }
-        try {
-            if (policy.mode() == PolicyMode.SHADOW) {
-                return shadowed(runtime.rateLimits().decide(
-                        List.of(new LimitCall(policy, key, cost, ChargeMode.SHADOW))).get(0));
+        Admission admission = runtime.rateLimits().admit(List.of(LimitCall.chargedNow(policy, key, cost)));
+        return switch (admission.outcome()) {
+            case ADMITTED -> allowed(admission.decisions().get(0));
+            case REFUSED -> admission.deciding().get(0);
+            case UNAVAILABLE_REFUSED -> throw admission.failure();
+            case UNAVAILABLE_ADMITTED -> {
+                LOG.log(Level.DEBUG, "Sluice: admitting (sluice.on-redis-failure=allow) as the store is unreachable",
+                        admission.failure());
+                yield unlimited(policy);
             }
-            return runtime.rateLimits().decide(policy, key, cost);
-        } catch (StoreUnavailableException e) {
-            if (policy.onRedisFailure() == FailureMode.DENY) {
-                throw e;
-            }
-            LOG.log(Level.DEBUG, "Sluice: admitting (sluice.on-redis-failure=allow) as the store is unreachable", e);
-            runtime.rateLimits().admittedUnchecked(policy);
-            return unlimited(policy);
-        }
+        };
     }
 
-    /** A shadowed policy never refuses: its would-be refusal is counted by the engine and reported as allowed. */
-    private static RateLimitDecision shadowed(RateLimitDecision d) {
+    /**
+     * The decision of an admitted call, which for a shadowed policy may be its would-be refusal (counted by the
+     * engine): reported as allowed, without a wait.
+     */
+    private static RateLimitDecision allowed(RateLimitDecision d) {
         return d.allowed() ? d : RateLimitDecision.of(d.policy(), true, d.remaining(), d.limit(), d.windowSeconds(), 0,
                 d.resetMillis());
     }

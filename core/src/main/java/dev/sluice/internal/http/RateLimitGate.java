@@ -5,12 +5,11 @@ import dev.sluice.RequestView;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.Cidr;
 import dev.sluice.internal.config.Exemptions;
-import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.HeaderMode;
 import dev.sluice.internal.config.HttpMethods;
 import dev.sluice.internal.config.IpLiteral;
 import dev.sluice.internal.config.PolicyConfig;
-import dev.sluice.internal.config.PolicyMode;
+import dev.sluice.internal.limit.Admission;
 import dev.sluice.internal.limit.ChargeMode;
 import dev.sluice.internal.limit.HeldPermits;
 import dev.sluice.internal.limit.RateLimitEngine;
@@ -123,17 +122,16 @@ public final class RateLimitGate {
             }
             decided.add(policy.name());
             if (isExempt(policy.exempt(), request)) {
-                engine.metrics().policy(policy.name()).exempt();
+                engine.exempted(policy);
                 continue;
             }
             String rawKey = candidate.key().rawKey(request);
             if (rawKey != null && policy.limitsRate()) {
-                calls.add(new LimitCall(policy, rawKey, policy.cost(), before(policy)));
+                calls.add(LimitCall.beforeRequest(policy, rawKey));
             }
             if (rawKey != null && policy.limitsConcurrency()) {
                 permitId = permitId == null ? engine.newPermitId() : permitId;
-                calls.add(LimitCall.concurrency(policy, rawKey, policy.mode() == PolicyMode.SHADOW
-                        ? ChargeMode.SHADOW_CONCURRENCY : ChargeMode.CONCURRENCY, permitId));
+                calls.add(LimitCall.concurrency(policy, rawKey, permitId));
             }
         }
         if (decided.isEmpty()) {
@@ -179,15 +177,6 @@ public final class RateLimitGate {
             }
         }
         return false;
-    }
-
-    /** How a policy takes part in the decision before the request. */
-    static ChargeMode before(PolicyConfig policy) {
-        boolean shadow = policy.mode() == PolicyMode.SHADOW;
-        if (policy.count().all()) {
-            return shadow ? ChargeMode.SHADOW : ChargeMode.ENFORCE;
-        }
-        return shadow ? ChargeMode.SHADOW_CHECK : ChargeMode.CHECK;
     }
 
     /**
@@ -249,44 +238,23 @@ public final class RateLimitGate {
         return AfterResponse.of(status -> held.release());
     }
 
-    /** Decides the calls in one engine call, applying {@code on-redis-failure} when the store cannot be asked. */
+    /**
+     * Decides the calls in one engine call, by the rule every entry point shares ({@link RateLimitEngine#admit}),
+     * and says it the HTTP way.
+     */
     Verdict check(List<LimitCall> calls) {
         if (calls.isEmpty()) {
             return Verdict.NOTHING_TO_CHECK;
         }
-        List<RateLimitDecision> decisions;
-        try {
-            decisions = engine.decide(calls);
-        } catch (StoreUnavailableException e) {
-            return unavailable(calls);
-        }
-        if (decisions.size() != calls.size()) {
-            // refused by the node's memory of earlier refusals: only the refusing decisions came back
-            return new Verdict(Verdict.Outcome.DENIED, decisions, 0, headerMode);
-        }
-        List<RateLimitDecision> deciding = new ArrayList<>(decisions.size());
-        boolean denied = false;
-        for (int i = 0; i < decisions.size(); i++) {
-            if (calls.get(i).mode().decides()) {
-                deciding.add(decisions.get(i));
-                denied |= !decisions.get(i).allowed();
-            }
-        }
-        if (denied) {
-            return new Verdict(Verdict.Outcome.DENIED, deciding, 0, headerMode);
-        }
-        return new Verdict(Verdict.Outcome.ALLOWED, deciding, 0, headerMode).after(holdPermits(calls, decisions));
-    }
-
-    private Verdict unavailable(List<LimitCall> calls) {
-        for (LimitCall call : calls) {
-            if (call.policy().onRedisFailure() == FailureMode.DENY && call.mode().decides()) {
-                long seconds = Math.max(1, RateLimitHeaders.ceilSeconds(engine.breaker().millisUntilProbe()));
-                return new Verdict(Verdict.Outcome.UNAVAILABLE_DENIED, List.of(), seconds, headerMode);
-            }
-        }
-        engine.admittedUnchecked(calls);
-        return new Verdict(Verdict.Outcome.UNAVAILABLE_ALLOWED, List.of(), 0, headerMode);
+        Admission admission = engine.admit(calls);
+        return switch (admission.outcome()) {
+            case ADMITTED -> new Verdict(Verdict.Outcome.ALLOWED, admission.deciding(), 0, headerMode)
+                    .after(holdPermits(calls, admission.decisions()));
+            case REFUSED -> new Verdict(Verdict.Outcome.DENIED, admission.deciding(), 0, headerMode);
+            case UNAVAILABLE_ADMITTED -> new Verdict(Verdict.Outcome.UNAVAILABLE_ALLOWED, List.of(), 0, headerMode);
+            case UNAVAILABLE_REFUSED -> new Verdict(Verdict.Outcome.UNAVAILABLE_DENIED, List.of(),
+                    Math.max(1, RateLimitHeaders.ceilSeconds(engine.breaker().millisUntilProbe())), headerMode);
+        };
     }
 
     /** Whether the breaker currently skips the store (for tests and health checks). */

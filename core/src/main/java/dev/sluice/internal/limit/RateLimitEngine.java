@@ -1,25 +1,35 @@
 package dev.sluice.internal.limit;
 
-import dev.sluice.internal.redis.KeyMaterial;
-import dev.sluice.StoreUnavailableException;
 import dev.sluice.RateLimitDecision;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.Bandwidth;
+import dev.sluice.internal.config.FailureMode;
 import dev.sluice.internal.config.PolicyConfig;
-import dev.sluice.internal.config.RedisSettings;
-import dev.sluice.internal.metrics.PolicyMetrics;
-import dev.sluice.internal.metrics.SluiceMetrics;
+import dev.sluice.internal.config.PolicyMode;
+import dev.sluice.internal.lease.Watchdog;
+import dev.sluice.internal.metrics.RateLimitEvents;
+import dev.sluice.internal.metrics.RateLimitEvents.Outcome;
 import dev.sluice.internal.redis.CircuitBreaker;
+import dev.sluice.internal.redis.KeyMaterial;
 import dev.sluice.internal.redis.RedisFailures;
 
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Turns "these policies, for these keys" into one store call and the store's outcomes into
- * {@link RateLimitDecision}s, counting per policy what it decided in the application's
- * {@link SluiceMetrics}: every rate-limit decision of an application passes here, from the filters and from
- * the programmatic limiter alike, and so through the application's {@link CircuitBreaker}. Stateless apart
- * from its store, key prefix, breaker and counters; thread-safe.
+ * {@link RateLimitDecision}s, and tells its {@link RateLimitEvents} listener what each policy made of each request
+ * (the application's metrics count them; the {@link ShadowLog} hears of would-be refusals): every rate-limit
+ * decision of an application passes here, from the filters and from the programmatic limiter alike, and so
+ * through the application's {@link CircuitBreaker}. {@link #admit(List)} is the one rule both apply to a request
+ * (every deciding policy admits it, else it is refused; when the store cannot be asked, {@code on-redis-failure}).
+ * Stateless apart from its store, key prefix, breaker and listeners; thread-safe.
  */
 public final class RateLimitEngine {
 
@@ -62,58 +72,67 @@ public final class RateLimitEngine {
         public LimitCall(PolicyConfig policy, String rawKey, long cost) {
             this(policy, rawKey, cost, ChargeMode.ENFORCE);
         }
+
+        /**
+         * The rate call of {@code policy} before a request whose response the caller will see: charged now when
+         * the policy counts every request, else only checked (charged after the response, {@link ChargeMode#CHARGE});
+         * refusing unless the policy is shadowed.
+         */
+        public static LimitCall beforeRequest(PolicyConfig policy, String rawKey) {
+            boolean shadow = policy.mode() == PolicyMode.SHADOW;
+            ChargeMode mode = policy.count().all() ? (shadow ? ChargeMode.SHADOW : ChargeMode.ENFORCE)
+                    : (shadow ? ChargeMode.SHADOW_CHECK : ChargeMode.CHECK);
+            return new LimitCall(policy, rawKey, policy.cost(), mode);
+        }
+
+        /**
+         * The rate call of {@code policy} charged {@code cost} now, whatever its {@code count} (a caller that sees
+         * no response); refusing unless the policy is shadowed.
+         */
+        public static LimitCall chargedNow(PolicyConfig policy, String rawKey, long cost) {
+            return new LimitCall(policy, rawKey, cost,
+                    policy.mode() == PolicyMode.SHADOW ? ChargeMode.SHADOW : ChargeMode.ENFORCE);
+        }
+
+        /** The concurrency call of {@code policy} for the request's {@code permitId}; never refusing if shadowed. */
+        public static LimitCall concurrency(PolicyConfig policy, String rawKey, String permitId) {
+            return concurrency(policy, rawKey, policy.mode() == PolicyMode.SHADOW ? ChargeMode.SHADOW_CONCURRENCY
+                    : ChargeMode.CONCURRENCY, permitId);
+        }
     }
 
     private final RateLimitStore store;
     private final String keyPrefix;
-    private final SluiceMetrics metrics;
     private final CircuitBreaker breaker;
     private final DenyCache denials;
-    private final ShadowLog shadowLog;
-    private final java.util.function.Supplier<dev.sluice.internal.lease.Watchdog> watchdog;
-    private final String nodeId = Long.toHexString(new java.security.SecureRandom().nextLong());
-    private final java.util.concurrent.atomic.AtomicLong permits = new java.util.concurrent.atomic.AtomicLong();
-
-    /** An engine with a breaker of its own and no deny cache, whose counts are published nowhere (tests, benchmarks). */
-    public RateLimitEngine(RateLimitStore store, String keyPrefix) {
-        this(store, keyPrefix, SluiceMetrics.unpublished(RedisSettings.none()),
-                new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
-                        System::nanoTime, "the rate-limit store"), new DenyCache(0, System::nanoTime));
-    }
+    private final Supplier<Watchdog> watchdog;
+    private final RateLimitEvents events;
+    private final LongSupplier nanoTime;
+    private final String nodeId = Long.toHexString(new SecureRandom().nextLong());
+    private final AtomicLong permits = new AtomicLong();
 
     /**
-     * @param breaker the application's breaker, shared with its locks and semaphores
-     * @param denials the node's memory of refused buckets
+     * @param breaker  the application's breaker, shared with its locks and semaphores
+     * @param denials  the node's memory of refused buckets
+     * @param watchdog renews the permits of requests in flight under concurrency limits; asked on the first such
+     *                 permit
+     * @param events   hears what each policy made of each request (the application's metrics)
      */
-    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
-                           DenyCache denials) {
-        this(store, keyPrefix, metrics, breaker, denials, OwnWatchdog::get);
+    public RateLimitEngine(RateLimitStore store, String keyPrefix, CircuitBreaker breaker, DenyCache denials,
+                           Supplier<Watchdog> watchdog, RateLimitEvents events) {
+        this(store, keyPrefix, breaker, denials, watchdog, events, System::nanoTime);
     }
 
-    /**
-     * @param watchdog renews the permits of requests in flight under concurrency limits; asked on the first
-     *                 such permit
-     */
-    public RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
-                           DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lease.Watchdog> watchdog) {
-        this(store, keyPrefix, metrics, breaker, denials, watchdog, new ShadowLog(System::nanoTime));
-    }
-
-    RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
-                    DenyCache denials, ShadowLog shadowLog) {
-        this(store, keyPrefix, metrics, breaker, denials, OwnWatchdog::get, shadowLog);
-    }
-
-    private RateLimitEngine(RateLimitStore store, String keyPrefix, SluiceMetrics metrics, CircuitBreaker breaker,
-                            DenyCache denials, java.util.function.Supplier<dev.sluice.internal.lease.Watchdog> watchdog,
-                            ShadowLog shadowLog) {
-        this.watchdog = watchdog;
+    /** @param nanoTime the monotonic clock of the shadow log and of background returns of permits */
+    RateLimitEngine(RateLimitStore store, String keyPrefix, CircuitBreaker breaker, DenyCache denials,
+                    Supplier<Watchdog> watchdog, RateLimitEvents events, LongSupplier nanoTime) {
         this.store = store;
         this.keyPrefix = keyPrefix;
-        this.metrics = metrics;
         this.breaker = breaker;
         this.denials = denials;
-        this.shadowLog = shadowLog;
+        this.watchdog = watchdog;
+        this.events = events.and(new ShadowLog(nanoTime));
+        this.nanoTime = nanoTime;
     }
 
     /** The Redis key of a policy's bucket for {@code rawKey}: {@code <prefix>:rl:{<policy>:<material>}}. */
@@ -192,7 +211,7 @@ public final class RateLimitEngine {
                 throw e; // nothing reached the store
             }
             for (LimitCall call : calls) {
-                metrics.policy(call.policy().name()).redisError();
+                events.on(call.policy(), call.rawKey(), Outcome.REDIS_ERROR);
             }
             if (!RedisFailures.isPoolExhausted(e)) {
                 // The call may have run in Redis. (One that never left the node took nothing; in a flood on an
@@ -215,7 +234,7 @@ public final class RateLimitEngine {
                 denials.remember(keys[i], calls.get(i).policy().bandwidths(), calls.get(i).cost(), decision);
             }
         }
-        count(calls, decisions, admitted);
+        report(calls, decisions, admitted);
         return decisions;
     }
 
@@ -232,74 +251,90 @@ public final class RateLimitEngine {
                     refusals = new ArrayList<>(1);
                 }
                 refusals.add(refusal);
-                metrics.policy(call.policy().name()).deniedLocally();
+                events.on(call.policy(), call.rawKey(), Outcome.DENIED_LOCALLY);
             }
         }
         return refusals;
     }
 
     /**
-     * What each policy of a decided request counts (the meanings users read are in {@code docs/observability.md}):
+     * Tells what each policy made of a decided request (the meanings users read are in
+     * {@code docs/observability.md}):
      * <ul>
      *   <li>a deciding policy ({@link ChargeMode#ENFORCE}, {@link ChargeMode#CHECK}, {@link ChargeMode#CONCURRENCY})
-     *       that refused the request, {@code denied};</li>
+     *       that refused the request, {@link Outcome#DENIED};</li>
      *   <li>a shadowed one ({@link ChargeMode#SHADOW}, {@link ChargeMode#SHADOW_CHECK},
-     *       {@link ChargeMode#SHADOW_CONCURRENCY}) that would have refused it,
-     *       {@code wouldDeny} (and the {@link ShadowLog} hears of it), never {@code denied};</li>
-     *   <li>any of these that admitted it, {@code allowed}, but only when the whole request was admitted: a
-     *       policy that would have admitted a request another policy refused counts neither (an enforced one
-     *       charged nothing); a {@code CHECK} admission is counted although nothing was charged yet, the charge
-     *       after the response counting on its own;</li>
-     *   <li>a {@link ChargeMode#CHARGE} call (after a response whose status counts), {@code chargedAfterResponse}.</li>
+     *       {@link ChargeMode#SHADOW_CONCURRENCY}) that would have refused it, {@link Outcome#WOULD_DENY}, never
+     *       {@code DENIED};</li>
+     *   <li>any of these that admitted it, {@link Outcome#ALLOWED}, but only when the whole request was admitted: a
+     *       policy that would have admitted a request another policy refused tells neither (an enforced one
+     *       charged nothing); a {@code CHECK} admission is told although nothing was charged yet, the charge
+     *       after the response being told on its own;</li>
+     *   <li>a {@link ChargeMode#CHARGE} call (after a response whose status counts),
+     *       {@link Outcome#CHARGED_AFTER_RESPONSE}.</li>
      * </ul>
-     * A policy with a rate and a concurrency limit makes two calls and counts once per request.
+     * A policy with a rate and a concurrency limit makes two calls and tells once per request: denied when either
+     * refused it.
      */
-    private void count(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
-        // A policy with a rate and a concurrency limit has two calls, and counts the request once: denied when
-        // either refused it.
-        java.util.Set<String> counted = new java.util.HashSet<>();
+    private void report(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
+        Set<String> told = new HashSet<>();
         for (int i = 0; i < calls.size(); i++) {
             LimitCall call = calls.get(i);
-            String name = call.policy().name();
-            PolicyMetrics counters = metrics.policy(name);
-            boolean allowed = decisions.get(i).allowed();
-            switch (call.mode()) {
-                case CHARGE -> counters.chargedAfterResponse();
-                case SHADOW, SHADOW_CHECK, SHADOW_CONCURRENCY -> {
-                    if (!allowed && counted.add(name)) {
-                        counters.wouldDeny();
-                        shadowLog.wouldDeny(name, call.policy().key().type(), call.rawKey());
-                    }
-                }
-                default -> {
-                    if (!allowed && counted.add(name)) {
-                        counters.denied();
-                    }
-                }
+            if (call.mode() == ChargeMode.CHARGE) {
+                events.on(call.policy(), call.rawKey(), Outcome.CHARGED_AFTER_RESPONSE);
+            } else if (!decisions.get(i).allowed() && told.add(call.policy().name())) {
+                events.on(call.policy(), call.rawKey(), call.mode().decides() ? Outcome.DENIED : Outcome.WOULD_DENY);
             }
         }
         for (int i = 0; admitted && i < calls.size(); i++) {
             LimitCall call = calls.get(i);
-            if (call.mode() != ChargeMode.CHARGE && decisions.get(i).allowed() && counted.add(call.policy().name())) {
-                metrics.policy(call.policy().name()).allowed();
+            if (call.mode() != ChargeMode.CHARGE && decisions.get(i).allowed() && told.add(call.policy().name())) {
+                events.on(call.policy(), call.rawKey(), Outcome.ALLOWED);
             }
         }
     }
 
     /**
-     * Counts a request admitted without asking the store, because it was unreachable or the circuit breaker
-     * skips it and {@code sluice.on-redis-failure=allow}: one fail-open pass for each call's policy. The
-     * rate-limit gate calls this; so does the programmatic limiter.
+     * Decides one request's calls as every entry point applies them (the HTTP gate, the programmatic limiter): in
+     * one {@link #decide(List)}, the request admitted when every {@link ChargeMode#decides() deciding} call is.
+     * When the store cannot be asked (it failed, or the breaker skips it), the request is refused if a deciding
+     * call's policy says {@code on-redis-failure=deny} (a shadowed policy's does not apply), else admitted
+     * unchecked, each call's policy told {@link Outcome#FAILED_OPEN}.
      */
-    public void admittedUnchecked(List<LimitCall> calls) {
-        for (LimitCall call : calls) {
-            metrics.policy(call.policy().name()).failedOpen();
+    public Admission admit(List<LimitCall> calls) {
+        List<RateLimitDecision> decisions;
+        try {
+            decisions = decide(calls);
+        } catch (StoreUnavailableException e) {
+            for (LimitCall call : calls) {
+                if (call.mode().decides() && call.policy().onRedisFailure() == FailureMode.DENY) {
+                    return Admission.unavailable(Admission.Outcome.UNAVAILABLE_REFUSED, e);
+                }
+            }
+            for (LimitCall call : calls) {
+                events.on(call.policy(), call.rawKey(), Outcome.FAILED_OPEN);
+            }
+            return Admission.unavailable(Admission.Outcome.UNAVAILABLE_ADMITTED, e);
         }
+        if (decisions.size() != calls.size()) {
+            // refused by the node's memory of earlier refusals: only the refusing decisions came back
+            return new Admission(Admission.Outcome.REFUSED, decisions, decisions, null);
+        }
+        List<RateLimitDecision> deciding = new ArrayList<>(decisions.size());
+        boolean refused = false;
+        for (int i = 0; i < decisions.size(); i++) {
+            if (calls.get(i).mode().decides()) {
+                deciding.add(decisions.get(i));
+                refused |= !decisions.get(i).allowed();
+            }
+        }
+        return new Admission(refused ? Admission.Outcome.REFUSED : Admission.Outcome.ADMITTED, decisions, deciding,
+                null);
     }
 
-    /** {@link #admittedUnchecked(List)} for one policy. */
-    public void admittedUnchecked(PolicyConfig policy) {
-        metrics.policy(policy.name()).failedOpen();
+    /** Tells that the client of a request is exempt from {@code policy}, which neither checked nor charged it. */
+    public void exempted(PolicyConfig policy) {
+        events.on(policy, null, Outcome.EXEMPT);
     }
 
     /** Decides a single call. */
@@ -364,7 +399,7 @@ public final class RateLimitEngine {
         }
         if (permitId != null) {
             String id = permitId;
-            PermitReturns.inBackground(watchdog.get(), System::nanoTime, lease, () -> release(permitKeys, id),
+            PermitReturns.inBackground(watchdog.get(), nanoTime, lease, () -> release(permitKeys, id),
                     "the return of " + permitKeys.size() + " permit(s) a failed decision may have taken");
         }
     }
@@ -380,11 +415,6 @@ public final class RateLimitEngine {
 
     public RateLimitStore store() {
         return store;
-    }
-
-    /** The application's metrics. */
-    public SluiceMetrics metrics() {
-        return metrics;
     }
 
     /** The node's memory of refused buckets. */

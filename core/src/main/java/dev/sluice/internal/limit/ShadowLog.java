@@ -1,6 +1,8 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.internal.config.KeySpec;
+import dev.sluice.internal.config.PolicyConfig;
+import dev.sluice.internal.metrics.RateLimitEvents;
 
 import java.lang.System.Logger.Level;
 import java.util.Map;
@@ -16,10 +18,11 @@ import java.util.function.LongSupplier;
  * it: addresses, principals and paths readable, values taken from headers, parameters or beans only as a tag. Refusals after a policy's last line are
  * told by its next line, whenever that comes; the metric {@code sluice.ratelimit.would.deny} has them at once.
  *
- * <p>Thread-safe. Holds one small entry per shadowed policy that refused something (names come from the
+ * <p>The engine tells it every outcome ({@link RateLimitEvents}); it writes about {@link RateLimitEvents.Outcome#WOULD_DENY}
+ * alone. Thread-safe. Holds one small entry per shadowed policy that refused something (names come from the
  * configuration, so they are bounded).
  */
-final class ShadowLog {
+final class ShadowLog implements RateLimitEvents {
 
     /** Shortest time between two lines about one policy. */
     static final long INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
@@ -32,6 +35,13 @@ final class ShadowLog {
     /** @param nanoTime a monotonic clock ({@code System::nanoTime} in production) */
     ShadowLog(LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
+    }
+
+    @Override
+    public void on(PolicyConfig policy, String rawKey, Outcome outcome) {
+        if (outcome == Outcome.WOULD_DENY) {
+            wouldDeny(policy.name(), policy.key().type(), rawKey);
+        }
     }
 
     /**

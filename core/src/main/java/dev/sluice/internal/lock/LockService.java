@@ -49,15 +49,11 @@ public final class LockService implements AutoCloseable {
     public record Options(long maxPollMillis, SluiceMetrics metrics, CircuitBreaker breaker,
                           Transactions transactions) {
 
-        /** Without transactions: every release happens when its holder asks for it. */
-        public Options(long maxPollMillis, SluiceMetrics metrics, CircuitBreaker breaker) {
-            this(maxPollMillis, metrics, breaker, Transactions.NONE);
-        }
-
         /** Defaults for a service on its own: metrics published nowhere, a breaker that never opens, no JTA. */
         public static Options of(Watchdog watchdog, long maxPollMillis) {
             return new Options(maxPollMillis, SluiceMetrics.unpublished(RedisSettings.none()),
-                    new CircuitBreaker(Integer.MAX_VALUE, java.time.Duration.ZERO, watchdog.clock(), "the lock store"));
+                    new CircuitBreaker(Integer.MAX_VALUE, java.time.Duration.ZERO, watchdog.clock(), "the lock store"),
+                    Transactions.NONE);
         }
 
         /** The same with {@code transactions}. */
@@ -77,23 +73,10 @@ public final class LockService implements AutoCloseable {
     private final Map<DefaultDistributedLock.HoldKey, LockHold> holds = new ConcurrentHashMap<>();
 
     /**
-     * @param signals where releases are announced; the stores (or the Redis subscriber) signal it
-     * @param watchdog renews leases and supplies the clock; closed with this service
+     * @param signals  where releases are announced; the stores (or the Redis subscriber) signal it
+     * @param watchdog renews leases and supplies the clock of everything on the lock path; closed with this service
+     * @param options  the rest: poll bound, metrics, breaker, transactions ({@link Options#of} for defaults)
      */
-    public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
-                       Watchdog watchdog, String keyPrefix) {
-        this(lockStore, semaphoreStore, signals, watchdog, keyPrefix, DEFAULT_MAX_POLL_MILLIS);
-    }
-
-    /**
-     * @param maxPollMillis upper bound of a waiter's fallback poll (a waiter polls no later than the
-     *                      holder's remaining lease either)
-     */
-    public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
-                       Watchdog watchdog, String keyPrefix, long maxPollMillis) {
-        this(lockStore, semaphoreStore, signals, watchdog, keyPrefix, Options.of(watchdog, maxPollMillis));
-    }
-
     public LockService(LockStore lockStore, SemaphoreStore semaphoreStore, ReleaseSignals signals,
                        Watchdog watchdog, String keyPrefix, Options options) {
         this.metrics = options.metrics();

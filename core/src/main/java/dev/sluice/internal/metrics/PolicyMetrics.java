@@ -33,6 +33,20 @@ public final class PolicyMetrics {
         this.reset = reset;
     }
 
+    /** Counts what the rate-limit engine reported of one request under this policy. */
+    void count(RateLimitEvents.Outcome outcome) {
+        switch (outcome) {
+            case ALLOWED -> allowed();
+            case DENIED -> denied();
+            case DENIED_LOCALLY -> deniedLocally();
+            case WOULD_DENY -> wouldDeny();
+            case CHARGED_AFTER_RESPONSE -> chargedAfterResponse();
+            case EXEMPT -> exempt();
+            case REDIS_ERROR -> redisError();
+            case FAILED_OPEN -> failedOpen();
+        }
+    }
+
     /** Gives {@code key} its whole burst back on every node (the JMX operation {@code reset(key)}). */
     public String reset(String key) {
         return reset.apply(key);

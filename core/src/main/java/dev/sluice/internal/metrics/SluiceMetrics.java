@@ -51,6 +51,7 @@ public final class SluiceMetrics implements AutoCloseable {
     private final ReloadMetrics reloads = new ReloadMetrics();
     private volatile java.util.function.BinaryOperator<String> resetAction;
     private final Map<String, PolicyMetrics> policies = new ConcurrentHashMap<>();
+    private final RateLimitEvents rateLimitCounts = (policy, rawKey, outcome) -> policy(policy.name()).count(outcome);
     private final Map<String, GuardMetrics> locks = new ConcurrentHashMap<>();
     private final Map<String, GuardMetrics> semaphores = new ConcurrentHashMap<>();
     private final List<MetricsExporter> exporters = new ArrayList<>();
@@ -160,6 +161,14 @@ public final class SluiceMetrics implements AutoCloseable {
                 exporter.guard(guard);
             }
         }
+    }
+
+    /**
+     * The listener the rate-limit engine reports its decisions to: each outcome counted in its policy's
+     * {@link PolicyMetrics} (under {@link #OTHER} for an unregistered name).
+     */
+    public RateLimitEvents rateLimits() {
+        return rateLimitCounts;
     }
 
     /** The counters of policy {@code name}, or of {@link #OTHER} when the name was not registered. */

@@ -58,8 +58,8 @@ public final class SluiceRuntime implements AutoCloseable {
         this.breaker = new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD, CircuitBreaker.DEFAULT_COOL_DOWN,
                 System::nanoTime, describe(config.redis()), metrics.redis());
         metrics.register(config);
-        this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), metrics, breaker,
-                new DenyCache(config.denyCacheSize(), System::nanoTime), this::permitWatchdog);
+        this.rateLimits = new RateLimitEngine(store, config.keyPrefix(), breaker,
+                new DenyCache(config.denyCacheSize(), System::nanoTime), this::permitWatchdog, metrics.rateLimits());
         // First in, so closed last: whatever the others count while closing is still published until then.
         closeables.add(metrics);
         if (connector != null) {
@@ -181,9 +181,8 @@ public final class SluiceRuntime implements AutoCloseable {
     }
 
     /**
-     * The application's metrics and Redis status. The rate-limit gate reports here what only it sees:
-     * {@code metrics().redis().breaker(open)} after each check (see {@code RateLimitEngine#admittedUnchecked}
-     * for fail-open passes).
+     * The application's metrics and Redis status; the rate-limit engine's decisions are counted here through
+     * {@link SluiceMetrics#rateLimits()}.
      */
     public SluiceMetrics metrics() {
         return metrics;

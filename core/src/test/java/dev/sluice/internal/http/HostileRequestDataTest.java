@@ -8,6 +8,7 @@ import dev.sluice.internal.config.KeySpec;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
 import dev.sluice.internal.redis.KeyMaterial;
+import dev.sluice.internal.limit.Engines;
 import dev.sluice.internal.limit.RateLimitEngine;
 
 import org.junit.jupiter.api.Test;
@@ -145,7 +146,7 @@ class HostileRequestDataTest {
 
     @Test
     void everyHostileValueOfEveryKeyTypeBecomesASafeBoundedRedisKey() {
-        RateLimitEngine engine = new RateLimitEngine(new InProcessRateLimitStore(), LONGEST_PREFIX);
+        RateLimitEngine engine = Engines.over(new InProcessRateLimitStore(), LONGEST_PREFIX);
         Set<String> keys = new HashSet<>();
         Set<String> distinct = new HashSet<>();
         for (String value : hostileValues()) {

@@ -46,9 +46,9 @@ class PermitAndCountGateTest {
 
         Verdict second = request();
         assertThat(second.admitted()).as("the permit came back").isTrue();
-        assertThat(runtime.rateLimits().metrics().policy("failures").chargedAfterResponseCount()).isEqualTo(1);
+        assertThat(runtime.metrics().policy("failures").chargedAfterResponseCount()).isEqualTo(1);
         second.afterResponse().completed(200);
-        assertThat(runtime.rateLimits().metrics().policy("failures").chargedAfterResponseCount())
+        assertThat(runtime.metrics().policy("failures").chargedAfterResponseCount())
                 .as("a 200 does not count").isEqualTo(1);
     }
 }

@@ -12,7 +12,7 @@ import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.PolicyMode;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.limit.DenyCache;
-import dev.sluice.internal.limit.RateLimitEngine;
+import dev.sluice.internal.limit.Engines;
 import dev.sluice.internal.metrics.SluiceMetrics;
 import dev.sluice.internal.redis.CircuitBreaker;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ class RateLimitGateExemptionTest {
     private final RateLimitGateTest.SwitchableStore store = new RateLimitGateTest.SwitchableStore();
     private final AtomicLong nanos = new AtomicLong();
     private final SluiceMetrics metrics = SluiceMetrics.unpublished(RedisSettings.none());
-    private final RateLimitGate gate = new RateLimitGate(new RateLimitEngine(store, "sluice", metrics,
+    private final RateLimitGate gate = new RateLimitGate(Engines.over(store, "sluice", metrics,
             new CircuitBreaker(3, Duration.ofSeconds(1), nanos::get, "test store"), new DenyCache(100, nanos::get)),
             HeaderMode.IETF);
 

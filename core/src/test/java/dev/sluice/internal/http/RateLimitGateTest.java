@@ -11,7 +11,7 @@ import dev.sluice.internal.limit.BucketOutcome;
 import dev.sluice.internal.limit.BucketRequest;
 import dev.sluice.internal.limit.DenyCache;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
-import dev.sluice.internal.limit.RateLimitEngine;
+import dev.sluice.internal.limit.Engines;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.internal.limit.RateLimitStore;
 import dev.sluice.internal.metrics.SluiceMetrics;
@@ -78,7 +78,7 @@ class RateLimitGateTest {
     private final CircuitBreaker breaker = new CircuitBreaker(3, Duration.ofSeconds(1), nanos::get, "test store");
     private final SluiceMetrics metrics = SluiceMetrics.unpublished(RedisSettings.none());
     private final DenyCache denials = new DenyCache(100, nanos::get);
-    private final RateLimitGate gate = new RateLimitGate(new RateLimitEngine(store, "sluice", metrics, breaker, denials),
+    private final RateLimitGate gate = new RateLimitGate(Engines.over(store, "sluice", metrics, breaker, denials),
             HeaderMode.IETF);
 
     private static PolicyConfig policy(String name, long perMinute, KeySpec key, Set<String> methods) {

@@ -8,6 +8,7 @@ import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.limit.InProcessRateLimitStore;
+import dev.sluice.internal.limit.Engines;
 import dev.sluice.internal.limit.RateLimitEngine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -140,7 +141,7 @@ class RateLimitHeadersTest {
             }
             PolicyConfig policy = SluiceConfigLoader.load(ConfigSources.of(values)).policy("p").orElseThrow();
             long capacity = policy.bandwidths().get(0).capacity();
-            RateLimitEngine engine = new RateLimitEngine(new InProcessRateLimitStore(() -> 1_795_000_000_000_000L), "s");
+            RateLimitEngine engine = Engines.over(new InProcessRateLimitStore(() -> 1_795_000_000_000_000L), "s");
             RateLimitDecision allowed = engine.decide(policy, "k", 1);
             RateLimitDecision denied = engine.decide(policy, "k", capacity);
             assertThat(allowed.allowed()).isTrue();

@@ -35,7 +35,7 @@ class ShadowConcurrencyGateTest {
     }
 
     private long wouldDeny() {
-        return runtime.rateLimits().metrics().policy("reports").wouldDenyCount();
+        return runtime.metrics().policy("reports").wouldDenyCount();
     }
 
     @Test

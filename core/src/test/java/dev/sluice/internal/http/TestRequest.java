@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** A request as an adapter would present it to the gate, built field by field. */
-final class TestRequest implements RequestView {
+public final class TestRequest implements RequestView {
 
     private String method = "GET";
     private String path = "/";
@@ -19,7 +19,7 @@ final class TestRequest implements RequestView {
     private final Map<String, String> headers = new HashMap<>();
     private final Map<String, String> queries = new HashMap<>();
 
-    static TestRequest get(String path) {
+    public static TestRequest get(String path) {
         TestRequest r = new TestRequest();
         r.path = path;
         return r;
@@ -30,7 +30,7 @@ final class TestRequest implements RequestView {
         return this;
     }
 
-    TestRequest from(String address) {
+    public TestRequest from(String address) {
         clientAddress = address;
         return this;
     }

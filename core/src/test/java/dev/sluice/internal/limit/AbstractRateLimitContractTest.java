@@ -40,7 +40,7 @@ abstract class AbstractRateLimitContractTest {
     @BeforeEach
     void startWithEmptyStore() {
         store = freshStore();
-        engine = new RateLimitEngine(new RateLimitStore() {
+        engine = Engines.over(new RateLimitStore() {
             @Override
             public List<BucketOutcome> consume(List<BucketRequest> requests) {
                 storeCalls.incrementAndGet();

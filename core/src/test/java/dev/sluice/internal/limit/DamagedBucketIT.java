@@ -37,7 +37,7 @@ class DamagedBucketIT {
     @BeforeEach
     void start() {
         runtime = SluiceRuntime.start(SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", REDIS.uri()))));
-        engine = new RateLimitEngine(runtime.rateLimits().store(), "sluice");
+        engine = Engines.over(runtime.rateLimits().store(), "sluice");
     }
 
     @AfterEach

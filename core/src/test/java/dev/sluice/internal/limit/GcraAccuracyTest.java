@@ -36,7 +36,7 @@ class GcraAccuracyTest {
         PolicyConfig policy = new PolicyConfig("p", Rates.parse("sluice.limit.p.rate", rate,
                 burst > 0 ? OptionalLong.of(burst) : OptionalLong.empty()), KeySpec.IP, List.of(), Set.of(), 1, true);
         AtomicLong micros = new AtomicLong(1_795_000_000_000_000L);
-        RateLimitEngine sluice = new RateLimitEngine(new InProcessRateLimitStore(micros::get), "sluice");
+        RateLimitEngine sluice = Engines.over(new InProcessRateLimitStore(micros::get), "sluice");
         Bucket oracle = oracle(policy, micros);
 
         // Requests take a twentieth of the smallest bucket, so that the run spans thousands of full buckets and

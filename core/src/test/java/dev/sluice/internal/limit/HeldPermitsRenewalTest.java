@@ -53,7 +53,7 @@ class HeldPermitsRenewalTest {
     private final Map<String, Boolean> gone = new ConcurrentHashMap<>();
     private volatile boolean storeDown;
 
-    private final RateLimitEngine engine = new RateLimitEngine(new RateLimitStore() {
+    private final RateLimitEngine engine = Engines.over(new RateLimitStore() {
         @Override
         public List<BucketOutcome> consume(List<BucketRequest> requests) {
             throw new UnsupportedOperationException();

@@ -23,7 +23,7 @@ class InProcessRateLimitStoreTest extends AbstractRateLimitContractTest {
     }
 
     private RateLimitEngine engine() {
-        return new RateLimitEngine(freshStore(), "sluice");
+        return Engines.over(freshStore(), "sluice");
     }
 
     private void advance(Duration d) {

@@ -17,7 +17,7 @@ class InProcessRateLimitStoreWallClockTest {
 
     @Test
     void anEmptiedBucketRefillsAsRealTimePasses() {
-        RateLimitEngine engine = new RateLimitEngine(new InProcessRateLimitStore(), "sluice");
+        RateLimitEngine engine = Engines.over(new InProcessRateLimitStore(), "sluice");
         PolicyConfig p = policy("p", 10, Duration.ofSeconds(1));
         while (engine.decide(p, "k", 1).allowed()) {
             // empty the bucket, however much time passes meanwhile

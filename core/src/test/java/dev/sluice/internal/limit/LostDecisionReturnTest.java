@@ -61,8 +61,8 @@ class LostDecisionReturnTest {
         @Override
         public void close() {
         }
-    }, "sluice", SluiceMetrics.unpublished(RedisSettings.none()), new CircuitBreaker(100, Duration.ofSeconds(1),
-            nanos::get, "test"), new DenyCache(0, nanos::get), () -> watchdog);
+    }, "sluice", new CircuitBreaker(100, Duration.ofSeconds(1), nanos::get, "test"), new DenyCache(0, nanos::get),
+            () -> watchdog, SluiceMetrics.unpublished(RedisSettings.none()).rateLimits());
 
     @AfterEach
     void stop() {

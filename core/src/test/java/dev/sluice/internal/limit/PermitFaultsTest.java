@@ -52,7 +52,7 @@ class PermitFaultsTest {
         RedisSettings settings = SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", proxy.uri(),
                 "sluice.redis.timeout", "300ms"))).redis();
         connector = RedisConnector.connect(settings);
-        engine = new RateLimitEngine(new RedisRateLimitStore(ScriptExecutor.of(connector),
+        engine = Engines.over(new RedisRateLimitStore(ScriptExecutor.of(connector),
                 RedisRateLimitStore.Scripts.load(Map.of()), RedisSettings.Mode.STANDALONE,
                 connector::discardIdleConnections, RedisRateLimitStore.DEFAULT_SENDERS,
                 RedisRateLimitStore.DEFAULT_BATCH), "sluice");

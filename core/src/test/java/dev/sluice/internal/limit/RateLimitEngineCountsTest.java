@@ -61,7 +61,7 @@ class RateLimitEngineCountsTest {
     private final CircuitBreaker breaker = new CircuitBreaker(2, Duration.ofSeconds(1), nanos::get, "test store",
             metrics.redis());
     private final DenyCache denials = new DenyCache(10, nanos::get);
-    private final RateLimitEngine engine = new RateLimitEngine(store, "sluice", metrics, breaker, denials);
+    private final RateLimitEngine engine = Engines.over(store, "sluice", metrics, breaker, denials);
 
     private Map<String, PolicyConfig> policies(String... keysAndValues) {
         java.util.Map<String, String> settings = new java.util.HashMap<>();
@@ -148,8 +148,11 @@ class RateLimitEngineCountsTest {
     @Test
     void anAdmissionWithoutTheStoreIsCountedAsFailOpenForEachPolicy() {
         Map<String, PolicyConfig> p = policies("sluice.limit.a.rate", "1/1m", "sluice.limit.b.rate", "1/1m");
-        engine.admittedUnchecked(List.of(new LimitCall(p.get("a"), "k", 1), new LimitCall(p.get("b"), "k", 1)));
-        engine.admittedUnchecked(p.get("a"));
+        down = true;
+        assertThat(engine.admit(List.of(new LimitCall(p.get("a"), "k", 1), new LimitCall(p.get("b"), "k", 1)))
+                .outcome()).isEqualTo(Admission.Outcome.UNAVAILABLE_ADMITTED);
+        assertThat(engine.admit(List.of(new LimitCall(p.get("a"), "k", 1))).outcome())
+                .isEqualTo(Admission.Outcome.UNAVAILABLE_ADMITTED);
         assertThat(metrics.policy("a").failOpenCount()).isEqualTo(2);
         assertThat(metrics.policy("b").failOpenCount()).isEqualTo(1);
     }

@@ -42,7 +42,7 @@ class RedisClusterRateLimitContractIT extends AbstractRateLimitContractTest {
     }
 
     private RateLimitEngine engine() {
-        return new RateLimitEngine(freshStore(), "sluice");
+        return Engines.over(freshStore(), "sluice");
     }
 
     /**

@@ -96,7 +96,7 @@ class RedisRateLimitCombiningIT {
 
         // Calls of one key were decided in some order; played one at a time in the in-process store, the same
         // number of calls gives the same multiset of decisions whatever the order (cost 1, no refill).
-        RateLimitEngine local = new RateLimitEngine(new InProcessRateLimitStore(), "sluice");
+        RateLimitEngine local = Engines.over(new InProcessRateLimitStore(), "sluice");
         for (Map.Entry<String, List<RateLimitDecision>> key : byKey.entrySet()) {
             List<String> expected = new ArrayList<>();
             for (int i = 0; i < key.getValue().size(); i++) {

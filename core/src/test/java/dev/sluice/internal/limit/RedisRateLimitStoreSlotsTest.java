@@ -76,7 +76,7 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
     @Override
     @Test
     void aDenialByOnePolicyChargesNoOtherPolicyOfTheRequest() {
-        RateLimitEngine engine = new RateLimitEngine(freshStore(), "sluice");
+        RateLimitEngine engine = Engines.over(freshStore(), "sluice");
         PolicyConfig perIp = policy("per-ip", 5, Duration.ofHours(1));
         PolicyConfig global = policy("global", 1, Duration.ofHours(1));
         List<RateLimitEngine.LimitCall> request = List.of(
@@ -93,7 +93,7 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
     @Override
     @Test
     void aRefusingCheckRefusesTheRequestSoItsEnforcedPoliciesAreNotCharged() {
-        RateLimitEngine engine = new RateLimitEngine(freshStore(), "sluice");
+        RateLimitEngine engine = Engines.over(freshStore(), "sluice");
         PolicyConfig login = policy("login", 1, Duration.ofHours(1));
         PolicyConfig api = policy("api", 5, Duration.ofHours(1));
         assertThat(slot(engine, "login", "k")).isNotEqualTo(slot(engine, "api", "k"));
@@ -164,7 +164,7 @@ class RedisRateLimitStoreSlotsTest extends AbstractRateLimitContractTest {
         Path failingForBuckets = Files.writeString(dir.resolve("gcra.lua"), "if string.find(KEYS[1], ':rl:', 1, true)"
                 + " then return redis.error_reply('slot down') end\n" + LuaScript.bundled("gcra").source(),
                 StandardCharsets.UTF_8);
-        RateLimitEngine engine = new RateLimitEngine(store(Map.of("gcra", "file:" + failingForBuckets)), "sluice");
+        RateLimitEngine engine = Engines.over(store(Map.of("gcra", "file:" + failingForBuckets)), "sluice");
         PolicyConfig reports = new PolicyConfig("reports", List.of(), dev.sluice.internal.config.KeySpec.IP,
                 List.of(), java.util.Set.of(), 1, true, dev.sluice.internal.config.FailureMode.ALLOW,
                 dev.sluice.internal.config.PolicyMode.ENFORCE, dev.sluice.internal.config.CountedStatuses.ALL,

@@ -54,10 +54,10 @@ class HeldPermitTest {
         }
     };
     private final ManualScheduler watchdogRuns = new ManualScheduler();
-    private final LockService node = new LockService(locks, store, signals, Watchdog.on(watchdogRuns, clock::nanos),
-            "t");
-    private final LockService other = new LockService(locks, permits, signals, Watchdog.ownScheduler(clock::nanos),
-            "t");
+    private final LockService node = StoreFixture.service(locks, store, signals,
+            Watchdog.on(watchdogRuns, clock::nanos), "t");
+    private final LockService other = StoreFixture.service(locks, permits, signals,
+            Watchdog.ownScheduler(clock::nanos), "t");
 
     @AfterEach
     void close() {

@@ -1,6 +1,7 @@
 package dev.sluice.internal.lock;
 
 import dev.sluice.internal.lease.Watchdog;
+import dev.sluice.internal.tx.Transactions;
 import dev.sluice.LockHandle;
 import dev.sluice.LockLostException;
 import dev.sluice.internal.config.RedisSettings;
@@ -32,9 +33,9 @@ class LockHoldTest {
     private final InProcessLockStore locks = new InProcessLockStore(clock::micros, signals);
     private final InProcessSemaphoreStore semaphores = new InProcessSemaphoreStore(clock::micros, signals);
     private final ManualScheduler watchdogRuns = new ManualScheduler();
-    private final LockService node = new LockService(locks, semaphores, signals,
+    private final LockService node = StoreFixture.service(locks, semaphores, signals,
             Watchdog.on(watchdogRuns, clock::nanos), "t");
-    private final LockService other = new LockService(locks, semaphores, signals,
+    private final LockService other = StoreFixture.service(locks, semaphores, signals,
             Watchdog.ownScheduler(clock::nanos), "t");
 
     @AfterEach
@@ -133,7 +134,7 @@ class LockHoldTest {
         SluiceMetrics metrics = SluiceMetrics.unpublished(RedisSettings.none());
         try (LockService service = new LockService(failing, semaphores, signals, watchdog, "t", new LockService.Options(
                 LockService.DEFAULT_MAX_POLL_MILLIS, metrics, new CircuitBreaker(1, Duration.ofMinutes(1), clock::nanos,
-                "the lock store", metrics.redis())))) {
+                "the lock store", metrics.redis()), Transactions.NONE))) {
             assertThatThrownBy(() -> service.lock("job").tryAcquire(LONG_LEASE))
                     .hasRootCauseMessage("store unreachable");
             assertThat(metrics.redis().isReachable()).isFalse();

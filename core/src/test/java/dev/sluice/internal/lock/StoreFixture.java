@@ -86,6 +86,13 @@ abstract class StoreFixture implements AutoCloseable {
                 LockService.Options.of(watchdog, LockService.DEFAULT_MAX_POLL_MILLIS).with(transactions));
     }
 
+    /** A service over {@code locks} and {@code semaphores} with {@link LockService.Options#of default options}. */
+    static LockService service(LockStore locks, SemaphoreStore semaphores, ReleaseSignals signals, Watchdog watchdog,
+                               String prefix) {
+        return new LockService(locks, semaphores, signals, watchdog, prefix,
+                LockService.Options.of(watchdog, LockService.DEFAULT_MAX_POLL_MILLIS));
+    }
+
     /** A watchdog that never runs: its holders lose their leases as a stalled JVM would. */
     Watchdog stalledWatchdog() {
         StalledScheduler stalled = new StalledScheduler();

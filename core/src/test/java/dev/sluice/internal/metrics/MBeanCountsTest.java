@@ -11,6 +11,7 @@ import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
 import dev.sluice.internal.limit.ChargeMode;
+import dev.sluice.internal.limit.Admission;
 import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.limit.RateLimitEngine.LimitCall;
 import dev.sluice.StoreUnavailableException;
@@ -179,8 +180,7 @@ class MBeanCountsTest {
         List<LimitCall> both = List.of(new LimitCall(api, "carol", 1), new LimitCall(login, "carol", 1));
         redis.stop();
         for (int i = 0; i < 3; i++) {
-            assertThatThrownBy(() -> engine.decide(both)).isInstanceOf(StoreUnavailableException.class);
-            engine.admittedUnchecked(both);                  // what the gate does with on-redis-failure=allow
+            assertThat(engine.admit(both).outcome()).isEqualTo(Admission.Outcome.UNAVAILABLE_ADMITTED);
         }
         runtime.metrics().redis().breakerOpen(true);             // what the gate reports once its breaker opened
         assertThatThrownBy(() -> runtime.locks().lock("order:9", "orders").acquire(LEASE, Duration.ZERO))
