@@ -1,6 +1,7 @@
 package dev.sluice.internal.lease;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
@@ -14,6 +15,11 @@ import java.util.function.LongUnaryOperator;
  * <p>Every store call that sets the lease (the watchdog's renewal, the holder's {@code extend}) goes through
  * {@link #set}, one at a time, so the store's expiry and {@link #isHeld()} always follow the same call: a
  * renewal asks for the lease the last extension set, never the one the lock was acquired with. Thread-safe.
+ *
+ * <p>The calls are serialised by a {@link ReentrantLock}, not {@code synchronized}: a store call is a Redis round
+ * trip, and on JDK 21 to 23 a virtual thread waiting inside {@code synchronized} pins its carrier. Two holders
+ * extending at once then pinned both carriers of a two-core machine while the thread that was to send their
+ * combined call waited for a carrier (VirtualThreadCallersTest, run with the monitors of those JDKs).
  */
 public final class Lease {
 
@@ -25,6 +31,7 @@ public final class Lease {
     private final AtomicBoolean reported = new AtomicBoolean();
     private volatile long millis;
     private volatile long heldUntilNanos;
+    private final ReentrantLock storeCalls = new ReentrantLock();
 
     /**
      * @param clock          the lock path's monotonic clock, in nanoseconds
@@ -57,23 +64,33 @@ public final class Lease {
      * @param newMillis the lease to set; {@link #millis()} for a renewal
      * @throws RuntimeException from {@code storeCall} when the store cannot be reached (the view is unchanged)
      */
-    public synchronized boolean set(long newMillis, LongPredicate storeCall) {
-        long started = clock.getAsLong();
-        if (!storeCall.test(newMillis)) {
-            markLost();
-            return false;
+    public boolean set(long newMillis, LongPredicate storeCall) {
+        storeCalls.lock();
+        try {
+            long started = clock.getAsLong();
+            if (!storeCall.test(newMillis)) {
+                markLost();
+                return false;
+            }
+            millis = newMillis;
+            heldUntilNanos = started + validityMillis.applyAsLong(newMillis) * 1_000_000L;
+            return true;
+        } finally {
+            storeCalls.unlock();
         }
-        millis = newMillis;
-        heldUntilNanos = started + validityMillis.applyAsLong(newMillis) * 1_000_000L;
-        return true;
     }
 
     /**
      * A renewal: {@link #set} to the current lease, read under the same lock as the call, so that an extension
      * cannot slip in between and be undone.
      */
-    public synchronized boolean renew(LongPredicate storeCall) {
-        return set(millis, storeCall);
+    public boolean renew(LongPredicate storeCall) {
+        storeCalls.lock();
+        try {
+            return set(millis, storeCall);
+        } finally {
+            storeCalls.unlock();
+        }
     }
 
     /** With an {@code onLost} that is not told why (tests). */

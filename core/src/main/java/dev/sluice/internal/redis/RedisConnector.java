@@ -25,6 +25,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The one pooled Redis client of an application: standalone ({@code sluice.redis.uri}), Sentinel
@@ -71,7 +72,11 @@ public final class RedisConnector implements AutoCloseable {
     private final RedisSettings settings;
     private final Mode mode;
     private final String target;
-    private final Object lock = new Object();
+    /**
+     * Guards building and closing the client. Not a monitor: building one in Sentinel or Cluster mode talks to the
+     * nodes, and on JDK 21 to 23 virtual threads waiting for a monitor meanwhile would pin their carriers.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
     private volatile UnifiedJedis client;
     private boolean closed;
     private JedisConnectionException lastFailure;
@@ -129,7 +134,8 @@ public final class RedisConnector implements AutoCloseable {
         if (current != null) {
             return current;
         }
-        synchronized (lock) {
+        lock.lock();
+        try {
             if (closed) {
                 throw new IllegalStateException("the Redis connector to " + target + " is closed");
             }
@@ -137,6 +143,8 @@ public final class RedisConnector implements AutoCloseable {
                 client = buildOrExplain();
             }
             return client;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -208,10 +216,13 @@ public final class RedisConnector implements AutoCloseable {
     @Override
     public void close() {
         UnifiedJedis toClose;
-        synchronized (lock) {
+        lock.lock();
+        try {
             closed = true;
             toClose = client;
             client = null;
+        } finally {
+            lock.unlock();
         }
         if (toClose != null) {
             List<Thread> listeners = SentinelListeners.of(toClose);
