@@ -134,7 +134,12 @@ public final class RedisFailures {
 
     /** The key holding the addresses Sluice connects to in {@code settings}' mode. */
     private static String addressKey(RedisSettings settings) {
-        switch (settings.mode()) {
+        return addressKey(settings.mode());
+    }
+
+    /** The key holding the addresses Sluice connects to in {@code mode}. */
+    static String addressKey(RedisSettings.Mode mode) {
+        switch (mode) {
             case SENTINEL:
                 return "sluice.redis.sentinels";
             case CLUSTER:
