@@ -244,7 +244,11 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
         }
     }
 
-    /** Polls until every node sees all nodes, all slots served and the cluster state ok. */
+    /**
+     * Polls until every node sees all nodes, all slots served, the cluster state ok and its links to every other
+     * node connected. The state turns ok while two nodes that met through a third may still be shaking hands, and a
+     * message published in that window does not reach the subscribers of the node without a link yet.
+     */
     private void awaitHealthy() {
         long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
         while (true) {
@@ -254,7 +258,8 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
                 lastInfo = onNode(i, Jedis::clusterInfo);
                 healthy = lastInfo.contains("cluster_state:ok")
                         && lastInfo.contains("cluster_known_nodes:" + masters)
-                        && lastInfo.contains("cluster_slots_ok:" + SLOTS);
+                        && lastInfo.contains("cluster_slots_ok:" + SLOTS)
+                        && allLinksConnected(onNode(i, Jedis::clusterNodes));
             }
             if (healthy) {
                 return;
@@ -265,5 +270,15 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
+    }
+
+    /**
+     * Whether a node's {@code CLUSTER NODES} lists {@link #masters} nodes, none in handshake, each link connected
+     * ({@code <id> <addr> <flags> <master> <ping-sent> <pong-recv> <epoch> <link-state> <slots...>}).
+     */
+    private boolean allLinksConnected(String clusterNodes) {
+        List<String> lines = clusterNodes.lines().filter(l -> !l.isBlank()).toList();
+        return lines.size() == masters && lines.stream().map(l -> l.split(" ")).allMatch(f -> f.length > 7
+                && !f[2].contains("handshake") && f[7].equals("connected"));
     }
 }

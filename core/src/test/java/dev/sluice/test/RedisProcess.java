@@ -25,7 +25,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One {@code redis-server} (or {@code redis-server --sentinel}) process on a loopback port, for tests that need to
- * stop, kill, pause or restart Redis, or extra servers (replicas, ACL, TLS, sentinels, cluster nodes).
+ * stop, kill, pause or restart Redis, or extra servers (replicas, ACL, TLS, sentinels, cluster nodes). With
+ * {@code SLUICE_TEST_SERVER=valkey} ({@link ServerFamily}) the process is a {@code valkey-server} with the same
+ * options.
  *
  * <p>Every process runs with {@code --bind 127.0.0.1 --save "" --appendonly no} in its own directory under
  * {@code target/redis-fixture/} (or the temp directory), logging to {@code redis.log} there. {@link #restart()}
@@ -38,7 +40,7 @@ import java.util.concurrent.locks.LockSupport;
  * server, which ends it even when it is paused ({@code SIGSTOP}). The guard is disarmed (killed itself) as soon as
  * its server is stopped, so it never signals a process id that may have been reused.
  *
- * <p>Starting needs the {@code redis-server} binary on the {@code PATH}; without it the calling test is skipped
+ * <p>Starting needs the server binary on the {@code PATH}; without it the calling test is skipped
  * (a JUnit assumption with a message saying how to get one). Start processes from {@code @BeforeEach} (once, kept
  * in a static field) rather than {@code @BeforeAll}: Surefire silently drops a class whose {@code @BeforeAll} is
  * skipped.
@@ -47,10 +49,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class RedisProcess implements AutoCloseable {
 
-    /** The command, overridable with {@code -Dsluice.test.redis-server=/path/to/redis-server}. */
-    static final String BINARY = System.getProperty("sluice.test.redis-server", "redis-server");
-    static final String HOW_TO_GET_ONE = "install redis-server (apt-get install redis-server) or set "
-            + "SLUICE_TEST_REDIS_URI or start Docker";
+    /**
+     * The command: {@code redis-server} or {@code valkey-server} as {@link ServerFamily#chosen()} says, overridable
+     * with {@code -Dsluice.test.redis-server=/path/to/server}.
+     */
+    static final String BINARY = System.getProperty("sluice.test.redis-server", ServerFamily.chosen().binary());
+    static final String HOW_TO_GET_ONE = ServerFamily.chosen().howToGetOne();
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(10);
@@ -212,7 +216,7 @@ public final class RedisProcess implements AutoCloseable {
     /** The OS process id, while running. */
     public synchronized long pid() {
         if (!isRunning()) {
-            throw new IllegalStateException("redis-server on port " + port + " is not running");
+            throw new IllegalStateException(BINARY + " on port " + port + " is not running");
         }
         return process.pid();
     }
@@ -251,7 +255,7 @@ public final class RedisProcess implements AutoCloseable {
     /** Starts the process again on the same port with the same arguments (after {@link #stop()} or {@link #kill()}). */
     public synchronized void restart() {
         if (isRunning()) {
-            throw new IllegalStateException("redis-server on port " + port + " is still running");
+            throw new IllegalStateException(BINARY + " on port " + port + " is still running");
         }
         launch();
     }
@@ -283,7 +287,7 @@ public final class RedisProcess implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedisProcess[" + address() + ", log=" + logFile + "]";
+        return "RedisProcess[" + BINARY + " " + address() + ", log=" + logFile + "]";
     }
 
     /** Sends one command over a fresh connection (after {@code AUTH} when a password is given) and returns the reply line. */
@@ -407,7 +411,7 @@ public final class RedisProcess implements AutoCloseable {
             if (!process.isAlive()) {
                 disarmGuard();
                 RUNNING.remove(this);
-                throw new IllegalStateException("redis-server on port " + port + " exited with "
+                throw new IllegalStateException(BINARY + " on port " + port + " exited with "
                         + process.exitValue() + "; log " + logFile + ":" + System.lineSeparator() + logTail(20));
             }
             try {
@@ -420,7 +424,7 @@ public final class RedisProcess implements AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 destroyNow();
-                throw new IllegalStateException("redis-server on port " + port + " did not answer within "
+                throw new IllegalStateException(BINARY + " on port " + port + " did not answer within "
                         + READY_TIMEOUT + "; log " + logFile + ":" + System.lineSeparator() + logTail(20));
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));

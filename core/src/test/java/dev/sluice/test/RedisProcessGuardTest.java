@@ -49,7 +49,8 @@ class RedisProcessGuardTest {
             String line = out.readLine();
             assertThat(line).as("the child JVM's report").startsWith("redis-server ");
             serverPid = Long.parseLong(line.substring("redis-server ".length()));
-            assertThat(command(serverPid)).as("process %d", serverPid).isEqualTo("redis-server");
+            assertThat(command(serverPid)).as("process %d", serverPid)
+                    .isEqualTo(Path.of(RedisProcess.BINARY).getFileName().toString());
             if (paused) {
                 assertThat(state(serverPid)).as("state of process %d", serverPid).isEqualTo("T");
             }

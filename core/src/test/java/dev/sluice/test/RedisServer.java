@@ -36,10 +36,12 @@ import java.util.Optional;
  * <ol>
  *   <li>the environment variable {@code SLUICE_TEST_REDIS_URI} ({@code redis://[user:password@]host:port[/db]}):
  *       an existing server; tests that stop, kill, pause or restart it are skipped (JUnit assumption);</li>
- *   <li>a {@code redis-server} binary on the {@code PATH}, started on a free loopback port
+ *   <li>a {@code redis-server} binary on the {@code PATH} ({@code valkey-server} with
+ *       {@code SLUICE_TEST_SERVER=valkey}, see {@link ServerFamily}), started on a free loopback port
  *       (see {@link RedisProcess}): everything works;</li>
  *   <li>Testcontainers' {@code redis:7} when a Docker engine answers (one container shared by the JVM): as with
- *       an existing server, lifecycle tests are skipped;</li>
+ *       an existing server, lifecycle tests are skipped; with {@code SLUICE_TEST_SERVER=valkey} the tests are
+ *       skipped instead, saying how to get a {@code valkey-server};</li>
  *   <li>otherwise the test fails, saying how to get a Redis.</li>
  * </ol>
  *
@@ -301,6 +303,10 @@ public final class RedisServer implements BeforeAllCallback, AfterAllCallback, B
         if (RedisProcess.binaryAvailable()) {
             return Backend.process(RedisProcess.start(args));
         }
+        // The container is a Redis: standing in for an absent valkey-server it would pass Redis off as Valkey.
+        Assumptions.assumeTrue(ServerFamily.chosen() == ServerFamily.REDIS, () -> ServerFamily.VARIABLE + "="
+                + ServerFamily.chosen().name().toLowerCase(java.util.Locale.ROOT) + " and no " + RedisProcess.BINARY
+                + " binary on the PATH: " + RedisProcess.HOW_TO_GET_ONE);
         if (ContainerSupport.present() && ContainerRedisHolder.dockerAvailable()) {
             return ContainerRedisHolder.backend();
         }

@@ -6,6 +6,7 @@ import dev.sluice.internal.config.RedisAddress;
 import dev.sluice.internal.config.RedisSettings;
 import dev.sluice.internal.config.RedisSettings.Mode;
 
+import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -338,7 +339,10 @@ public final class RedisConnector implements AutoCloseable {
         DefaultJedisClientConfig.Builder builder = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(timeout)
                 .socketTimeoutMillis(timeout)
-                .clientName(CLIENT_NAME);
+                .clientName(CLIENT_NAME)
+                // Jedis would send CLIENT SETINFO on every new connection: a command the minimal ACL user of the
+                // operations guide does not grant, so Redis 7.2+ and Valkey would log a denial per connection.
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED);
         if (withCredentials) {
             settings.user().ifPresent(builder::user);
             settings.password().ifPresent(builder::password);

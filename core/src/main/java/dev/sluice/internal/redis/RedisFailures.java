@@ -5,6 +5,7 @@ import dev.sluice.internal.config.ConfigProblems;
 import dev.sluice.internal.config.RedisSettings;
 
 import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 import javax.net.ssl.SSLException;
 import java.util.ArrayDeque;
@@ -41,20 +42,21 @@ public final class RedisFailures {
             String message = String.valueOf(t.getMessage());
             String user = settings.user().map(u -> "user \"" + u + "\"").orElse("the default user");
             SluiceConfigException problem = null;
-            if (message.startsWith("WRONGPASS")) {
+            if (hasCode(t, "WRONGPASS")) {
                 problem = ConfigProblems.fromRedis("sluice.redis.password", "Redis at " + where
                         + " rejected the password of " + user + " (WRONGPASS: wrong password, unknown or disabled"
                         + " user)", "the password of an enabled user, set in sluice.redis.user and"
                         + " sluice.redis.password", failure);
-            } else if (message.startsWith("NOAUTH")) {
+            } else if (hasCode(t, "NOAUTH")) {
                 problem = ConfigProblems.fromRedis("sluice.redis.password", "Redis at " + where
                         + " requires a password (NOAUTH) and none is configured", "sluice.redis.password, or the"
                         + " password in sluice.redis.uri as redis://user:password@host:port", failure);
-            } else if (message.contains("without any password configured")) {
+            } else if (hasCode(t, "ERR") && message.contains("without any password configured")) {
+                // The one reply known only by its text: AUTH with a password a server without one refuses, code ERR.
                 problem = ConfigProblems.fromRedis("sluice.redis.password", "Redis at " + where
                         + " has no password configured, but one is set", "no sluice.redis.password, or requirepass"
                         + " configured on the server", failure);
-            } else if (message.startsWith("NOPERM") || t instanceof JedisAccessControlException) {
+            } else if (hasCode(t, "NOPERM") || t instanceof JedisAccessControlException) {
                 problem = ConfigProblems.fromRedis("sluice.redis.user", "Redis at " + where + " does not let " + user
                         + " run the commands Sluice needs (" + redact(message, settings) + ")", "a user allowed"
                         + " them, such as the minimal ACL user of the operations guide", failure);
@@ -80,14 +82,14 @@ public final class RedisFailures {
      * Whether {@code failure} is what a flood produces on a healthy Redis rather than a sign that Redis is
      * down: the local connection pool exhausted (Jedis' "Could not get a resource from the pool", or a
      * {@code NoSuchElementException} from commons-pool), or Redis refusing a write for want of memory
-     * ({@code OOM}). The circuit breaker does not count these.
+     * ({@code OOM}, by its code). The circuit breaker does not count these.
      */
     public static boolean isOverload(Throwable failure) {
         if (isPoolExhausted(failure)) {
             return true;
         }
         for (Throwable t : chain(failure)) {
-            if (String.valueOf(t.getMessage()).contains("OOM command not allowed")) {
+            if (hasCode(t, "OOM")) {
                 return true;
             }
         }
@@ -108,9 +110,36 @@ public final class RedisFailures {
         return false;
     }
 
+    /**
+     * The code of a Redis error reply: its first word ({@code NOSCRIPT}, {@code NOPERM}, {@code WRONGPASS},
+     * {@code OOM}, {@code ERR}, ...); empty for anything that is not a reply of the server. Errors are told apart by
+     * their code only: the text after it differs between Redis versions and Valkey (Valkey's {@code NOSCRIPT}
+     * reply is shorter than Redis's, for one).
+     */
+    static Optional<String> errorCode(Throwable t) {
+        if (!(t instanceof JedisDataException) || t.getMessage() == null) {
+            return Optional.empty();
+        }
+        String message = t.getMessage();
+        int space = message.indexOf(' ');
+        String first = space < 0 ? message : message.substring(0, space);
+        boolean code = !first.isEmpty() && first.chars().allMatch(c -> (c >= 'A' && c <= 'Z') || c == '_'
+                || (c >= '0' && c <= '9'));
+        return code ? Optional.of(first) : Optional.empty();
+    }
+
+    private static boolean hasCode(Throwable t, String code) {
+        return errorCode(t).filter(code::equals).isPresent();
+    }
+
     /** The key holding the addresses Sluice connects to in {@code settings}' mode. */
     private static String addressKey(RedisSettings settings) {
-        switch (settings.mode()) {
+        return addressKey(settings.mode());
+    }
+
+    /** The key holding the addresses Sluice connects to in {@code mode}. */
+    static String addressKey(RedisSettings.Mode mode) {
+        switch (mode) {
             case SENTINEL:
                 return "sluice.redis.sentinels";
             case CLUSTER:

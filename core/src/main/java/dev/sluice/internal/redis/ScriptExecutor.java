@@ -40,6 +40,9 @@ import java.util.function.Supplier;
  */
 public final class ScriptExecutor {
 
+    /** A script every server that runs Lua compiles: a refusal to load it means the server runs no scripts. */
+    static final String PROBE = "return 1";
+
     private final Supplier<UnifiedJedis> client;
     private final Mode mode;
 
@@ -180,7 +183,7 @@ public final class ScriptExecutor {
             } catch (JedisConnectionException unreachable) {
                 return;
             } catch (JedisDataException rejected) {
-                throw explain(script, rejected);
+                throw explain(script, rejected, () -> jedis.scriptLoad(PROBE));
             }
         }
     }
@@ -189,9 +192,15 @@ public final class ScriptExecutor {
         CommandObject<String> load = new CommandObject<>(new CommandArguments(Protocol.Command.SCRIPT)
                 .add(Protocol.Keyword.LOAD).add(script.source()), BuilderFactory.STRING);
         // Replicas get the script too: one may be promoted, and SCRIPT LOAD is not replicated.
+        CommandObject<String> probe = new CommandObject<>(new CommandArguments(Protocol.Command.SCRIPT)
+                .add(Protocol.Keyword.LOAD).add(PROBE), BuilderFactory.STRING);
         for (ConnectionPool node : cluster.getClusterNodes().values()) {
             try (Connection connection = node.getResource()) {
-                check(script, connection.executeCommand(load));
+                try {
+                    check(script, connection.executeCommand(load));
+                } catch (JedisDataException rejected) {
+                    throw explain(script, rejected, () -> connection.executeCommand(probe));
+                }
             } catch (JedisConnectionException unreachable) {
                 // That node loads it on demand after NOSCRIPT once it is back.
             }
@@ -208,7 +217,13 @@ public final class ScriptExecutor {
         } catch (JedisConnectionException e) {
             throw e;
         } catch (JedisDataException rejected) {
-            throw explain(script, rejected);
+            throw explain(script, rejected, () -> {
+                if (mode == Mode.CLUSTER) {
+                    jedis.scriptLoad(PROBE, routingKey);
+                } else {
+                    jedis.scriptLoad(PROBE);
+                }
+            });
         }
     }
 
@@ -220,10 +235,29 @@ public final class ScriptExecutor {
         }
     }
 
-    private static SluiceConfigException explain(LuaScript script, JedisDataException rejected) {
+    /**
+     * Why Redis refused to load {@code script}: the user may not (ACL), the server runs no Lua at all, or the script
+     * does not compile. The last two answer with the same code ({@code ERR}) and differently worded texts (a command
+     * renamed away: unknown command; Valkey built without Lua: no scripting engine), so they are told apart by
+     * loading {@link #PROBE}, which compiles on every server that runs scripts.
+     */
+    private SluiceConfigException explain(LuaScript script, JedisDataException rejected, Runnable loadProbe) {
         if (rejected instanceof JedisAccessControlException) {
             return ConfigProblems.fromRedis("sluice.redis.user", "Redis refuses to load Lua script " + script.name()
                     + " for this user (" + rejected.getMessage() + ")", "an ACL user with +@scripting", rejected);
+        }
+        try {
+            loadProbe.run();
+        } catch (JedisConnectionException unreachable) {
+            // Gone meanwhile: say what the script's own load answered.
+        } catch (JedisDataException noScripting) {
+            if (!(noScripting instanceof JedisAccessControlException)) {
+                return ConfigProblems.fromRedis(RedisFailures.addressKey(mode), "the Redis server does not run Lua"
+                        + " scripts: it refused to load a one-line script too (" + noScripting.getMessage()
+                        + "); scripting is disabled, its commands renamed away, or the server was built without Lua",
+                        "a Redis 7+ or Valkey 8+ server that runs Lua scripts (EVALSHA and SCRIPT LOAD available)",
+                        rejected);
+            }
         }
         return ConfigProblems.fromRedis(script.configKey(), '"' + script.location() + "\" was rejected by Redis ("
                 + rejected.getMessage() + ")", "a Lua script that Redis compiles", rejected);

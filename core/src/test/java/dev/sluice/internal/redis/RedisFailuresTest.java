@@ -47,6 +47,30 @@ class RedisFailuresTest {
     }
 
     @Test
+    void aRedisErrorIsKnownByItsCodeTheFirstWordOfTheReply() {
+        assertThat(RedisFailures.errorCode(new JedisDataException("NOSCRIPT No matching script."))).hasValue("NOSCRIPT");
+        assertThat(RedisFailures.errorCode(new JedisDataException("NOSCRIPT"))).hasValue("NOSCRIPT");
+        assertThat(RedisFailures.errorCode(new JedisAccessControlException("NOPERM User sluice has no permissions")))
+                .hasValue("NOPERM");
+        assertThat(RedisFailures.errorCode(new JedisDataException("an error of Jedis's own"))).isEmpty();
+        assertThat(RedisFailures.errorCode(new JedisConnectionException("NOAUTH in a connection failure's text")))
+                .as("not a reply of the server").isEmpty();
+    }
+
+    @Test
+    void repliesWordedOtherwiseThanRedisWordsThemAreReadByTheirCode() {
+        // Valkey words some replies differently from Redis (Symfony Lock broke on its shorter NOSCRIPT message).
+        assertThat(RedisFailures.isOverload(new JedisDataException("OOM no memory left"))).isTrue();
+        assertThat(RedisFailures.isOverload(new JedisDataException("ERR a script said: OOM command not allowed")))
+                .as("the words of an OOM reply after another code").isFalse();
+        assertThat(problem(new JedisDataException("WRONGPASS"), ALICE).key()).isEqualTo("sluice.redis.password");
+        assertThat(problem(new JedisDataException("NOAUTH"), PLAIN).key()).isEqualTo("sluice.redis.password");
+        assertThat(problem(new JedisDataException("NOPERM"), ALICE).key()).isEqualTo("sluice.redis.user");
+        assertThat(RedisFailures.asConfigProblem(new JedisDataException("ERR WRONGPASS is a word in this text"),
+                ALICE, WHERE)).isEmpty();
+    }
+
+    @Test
     void aRejectedPasswordNamesThePasswordKeyAndTheUser() {
         SluiceConfigException e = problem(new JedisDataException("WRONGPASS invalid username-password pair"), ALICE);
         assertThat(e.key()).isEqualTo("sluice.redis.password");
