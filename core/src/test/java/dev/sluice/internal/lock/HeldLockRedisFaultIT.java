@@ -70,13 +70,17 @@ class HeldLockRedisFaultIT {
         assertThatThrownBy(() -> otherNode.locks().lock("invoice:7").acquire(LEASE, Duration.ofMillis(200)))
                 .as("nobody else gets it meanwhile").isInstanceOf(LockNotAcquiredException.class)
                 .hasCauseInstanceOf(RuntimeException.class);
-        await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
+        await().atMost(LEASE.multipliedBy(10)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
         long noticedAfter = Duration.ofNanos(System.nanoTime() - killedAt).toMillis();
         System.out.println("held lock, Redis killed: isHeld() turned false " + noticedAfter + " ms after kill -9 (lease "
                 + LEASE.toMillis() + " ms)");
 
         assertThat(noticedAfter).as("not before its lease could have run out").isGreaterThanOrEqualTo(
                 LEASE.toMillis() / 3);
+        // The watchdog's next renewal after the lease ran out fails and says why; on a loaded machine it may come
+        // after isHeld() turned false, and a close() before it would report the lease unconfirmed instead.
+        await().atMost(LEASE.multipliedBy(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> !warningsNaming("lock 'invoice:7'").isEmpty());
         assertThatThrownBy(held::close).isInstanceOf(LockLostException.class).hasMessageContaining("invoice:7");
         assertThat(warningsNaming("lock 'invoice:7'")).as("one warning for the lost hold").singleElement()
                 .satisfies(w -> assertThat(w.getMessage()).contains("lost its lease").contains("could not be reached"));
@@ -94,7 +98,7 @@ class HeldLockRedisFaultIT {
         REDIS.kill();
         REDIS.start();
 
-        await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
+        await().atMost(LEASE.multipliedBy(10)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
         LockHandle next = otherNode.locks().lock("invoice:8").acquire(LEASE, Duration.ofSeconds(2));
         assertThat(next.fencingToken()).as("fencing still increases without the counter").isGreaterThan(
                 held.fencingToken());
@@ -112,7 +116,7 @@ class HeldLockRedisFaultIT {
 
         assertThatThrownBy(() -> otherNode.locks().semaphore("render", 2).acquire(LEASE, Duration.ofMillis(200)))
                 .isInstanceOf(PermitNotAcquiredException.class).hasCauseInstanceOf(RuntimeException.class);
-        await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
+        await().atMost(LEASE.multipliedBy(10)).pollInterval(Duration.ofMillis(10)).until(() -> !held.isHeld());
         assertThatThrownBy(held::close).isInstanceOf(LockLostException.class);
         assertThat(warningsNaming("semaphore 'render'")).as("one warning for the lost permit").singleElement()
                 .satisfies(w -> assertThat(w.getMessage()).contains("lost its lease"));
