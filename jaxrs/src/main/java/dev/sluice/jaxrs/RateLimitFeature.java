@@ -52,7 +52,7 @@ import java.util.Map;
  * it ({@code @PreDestroy}) or, in a servlet container, when the web application stops.
  */
 @Provider
-public class RateLimitFeature implements DynamicFeature, Feature {
+public class RateLimitFeature implements Feature {
 
     /**
      * Priority of the request filter: {@code Priorities.AUTHENTICATION + 500}. After authentication, so
@@ -85,11 +85,13 @@ public class RateLimitFeature implements DynamicFeature, Feature {
         Map<String, Object> properties = config == null ? Map.of() : config.getProperties();
         context.register(new SluiceExceptionMapper(JaxrsRateLimits.exceptionResponses(applicationLoader(), properties)),
                 SluiceExceptionMapper.PRIORITY);
+        // A DynamicFeature of its own rather than this class implementing both: Apache CXF (Open Liberty's jaxrs-2.x,
+        // TomEE) only configures a provider that is a Feature and never shows it the resource methods.
+        context.register(new MethodBinder(this));
         return true;
     }
 
-    @Override
-    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+    private void configureMethod(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
         if (resourceClass == null || method == null || !MethodPolicies.annotated(resourceClass, method)) {
@@ -125,6 +127,21 @@ public class RateLimitFeature implements DynamicFeature, Feature {
         if (rateLimits != null) {
             rateLimits.close();
             rateLimits = null;
+        }
+    }
+
+    /** The {@code DynamicFeature} that shows each resource method to its feature. */
+    static final class MethodBinder implements DynamicFeature {
+
+        private final RateLimitFeature feature;
+
+        MethodBinder(RateLimitFeature feature) {
+            this.feature = feature;
+        }
+
+        @Override
+        public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+            feature.configureMethod(resourceInfo, context);
         }
     }
 }

@@ -32,7 +32,7 @@ import java.lang.annotation.Target;
  * fails with a {@link dev.sluice.SluiceConfigException} naming the method and the policy. Settings are read
  * once, when the application is deployed.
  *
- * <p>This is not a JAX-RS {@code @NameBinding}: {@link RateLimitFeature}, a {@code DynamicFeature}, finds
+ * <p>This is not a JAX-RS {@code @NameBinding}: {@link RateLimitFeature}, through a {@code DynamicFeature} it registers, finds
  * the annotations itself (a name binding cannot see repeated annotations, which Java wraps in
  * {@link List}).
  */

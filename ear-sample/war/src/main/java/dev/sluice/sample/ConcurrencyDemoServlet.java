@@ -31,7 +31,9 @@ public class ConcurrencyDemoServlet extends HttpServlet {
             respond(response, "waiting=" + WAITING.get() + "\n");
             return;
         }
-        if (request.getParameter("now") == null) {
+        // The query string rather than getParameter("now"): Open Liberty's Servlet 4 container drops a parameter
+        // without "=".
+        if (!"now".equals(request.getQueryString())) {
             CountDownLatch finish = FINISH.get();
             WAITING.incrementAndGet();
             try {

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * with {@code sluice-bundle}) a {@code Path.class} there would fail the application's start. The check runs when the first request ends: JAX-RS servlets start before
  * they serve, and servers start them with the application, so by then a registered feature has been configured.
  * A JAX-RS servlet that starts lazily, on its first request, after a first request to something else, would be
- * reported wrongly; servers start theirs at deployment. Thread-safe.
+ * reported wrongly; most servers start theirs at deployment, Open Liberty's JAX-RS 2.1 ({@code javaee-8.0}) on its
+ * first request (docs/installation.md). Thread-safe.
  */
 @HandlesTypes({RateLimited.class, RateLimited.List.class})
 public final class UnregisteredFeatureCheck implements ServletContainerInitializer {
