@@ -98,9 +98,9 @@ public final class MetricsBridges {
         }
         if (exporter.isEmpty()) {
             if (metrics.externalExporter().isEmpty()) {
-                LOG.log(Level.INFO, "Sluice (app " + metrics.app() + "): OpenTelemetry is present but its SDK is"
-                        + " disabled (MicroProfile Telemetry's default; set otel.sdk.disabled=false to enable it);"
-                        + " Sluice's metrics remain in JMX");
+                LOG.log(Level.INFO, "Sluice (app " + metrics.app() + "): OpenTelemetry is present but records no"
+                        + " metrics: its SDK is disabled (MicroProfile Telemetry's default; set otel.sdk.disabled=false"
+                        + " to enable it) or has no metrics exporter; Sluice's metrics remain in JMX");
             }
             return false;
         }

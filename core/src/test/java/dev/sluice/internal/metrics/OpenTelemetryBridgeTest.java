@@ -169,6 +169,18 @@ class OpenTelemetryBridgeTest {
                 .contains(APP).contains("otel.sdk.disabled=false").contains("JMX");
     }
 
+    /** An SDK without a metric reader ({@code otel.metrics.exporter=none}) records nothing either. */
+    @Test
+    void anSdkWithoutAMetricsExporterIsTreatedAsDisabled() {
+        try (OpenTelemetrySdk tracesOnly = OpenTelemetrySdk.builder().build()) {
+            attach(tracesOnly);
+        }
+
+        assertThat(runtime.metrics().externalExporter()).isEmpty();
+        assertThat(logs.records(Level.INFO, "dev.sluice").stream().map(logs::text)
+                .filter(t -> t.contains("records no metrics"))).hasSize(1);
+    }
+
     /** An application with a Micrometer registry bean as well keeps it: one registry at a time, Micrometer first. */
     @Test
     void aMicrometerRegistryBeanIsPreferred() {
