@@ -11,12 +11,17 @@ import java.util.function.Function;
  *   <li>MicroProfile Metrics: the application's {@code MetricRegistry} bean, found through CDI;</li>
  *   <li>Micrometer: a {@code MeterRegistry} bean found through CDI (WildFly's Micrometer subsystem, an
  *       application's own producer);</li>
+ *   <li>OpenTelemetry (MicroProfile Telemetry 2): the application's {@code OpenTelemetry} bean, found through
+ *       CDI, when its SDK is enabled (MicroProfile Telemetry disables it unless {@code otel.sdk.disabled=false});
+ *       </li>
  *   <li>Micrometer's {@code Metrics.globalRegistry}, when the application has Micrometer but not the
  *       MicroProfile Metrics API (where the API is present the MP registry is preferred, and SmallRye
  *       Metrics 5 would show the same meters twice through Micrometer).</li>
  * </ol>
- * The third applies when the runtime starts; the first two when the CDI extension has a bean manager, and
- * replace the third. A library counts as present only when the application's class loader and Sluice's
+ * The last applies when the runtime starts; the first three when the CDI extension has a bean manager, and
+ * replace the last. {@code GlobalOpenTelemetry} is never asked: MicroProfile Telemetry servers need not set it
+ * (WildFly builds one SDK per deployment), and asking it before anything set it installs a no-op instance for
+ * good, so that the application's own {@code GlobalOpenTelemetry.set} would then fail. A library counts as present only when the application's class loader and Sluice's
  * resolve its entry class to the same {@code Class}, so that an EAR whose {@code lib/} Sluice cannot see a
  * WAR's Micrometer is not mistaken for one that can. Neither library is a dependency of Sluice: the exporter
  * classes that name them are loaded only after this check. Stateless.
@@ -25,6 +30,7 @@ public final class MetricsBridges {
 
     static final String MP_METRIC_REGISTRY = "org.eclipse.microprofile.metrics.MetricRegistry";
     static final String MICROMETER_REGISTRY = "io.micrometer.core.instrument.MeterRegistry";
+    static final String OPEN_TELEMETRY = "io.opentelemetry.api.OpenTelemetry";
 
     private static final System.Logger LOG = System.getLogger("dev.sluice");
 
@@ -42,8 +48,8 @@ public final class MetricsBridges {
     }
 
     /**
-     * With CDI: the application's MP Metrics registry, else a Micrometer registry bean; nothing changes when
-     * neither resolves.
+     * With CDI: the application's MP Metrics registry, else a Micrometer registry bean, else an enabled
+     * OpenTelemetry; nothing changes when none resolves.
      *
      * @param beans resolves a bean of the given type, empty when there is none or it is ambiguous
      */
@@ -64,6 +70,13 @@ public final class MetricsBridges {
                 return;
             }
         }
+        Optional<Class<?>> openTelemetry = shared(OPEN_TELEMETRY, application);
+        if (openTelemetry.isPresent()) {
+            Optional<Object> api = beans.apply(openTelemetry.get());
+            if (api.isPresent() && openTelemetry(metrics, api.get())) {
+                return;
+            }
+        }
         if (mp.isPresent()) {
             // The API is there and nothing carries the metrics (with MP Metrics present, atStart attached no global
             // Micrometer registry either): a user would look in /metrics, so say why they are not there.
@@ -71,6 +84,28 @@ public final class MetricsBridges {
                     + " MetricRegistry bean with the default qualifier resolves from Sluice's bean manager (none, or"
                     + " more than one); Sluice's metrics remain in JMX");
         }
+    }
+
+    /** Attaches the OpenTelemetry exporter unless the SDK records nothing; whether it attached one. */
+    private static boolean openTelemetry(SluiceMetrics metrics, Object api) {
+        Optional<MetricsExporter> exporter;
+        try {
+            exporter = OpenTelemetryExporter.over(api, metrics.app());
+        } catch (LinkageError | RuntimeException e) {
+            LOG.log(Level.INFO, "Sluice (app " + metrics.app() + "): the application's OpenTelemetry API lacks what"
+                    + " Sluice uses (" + e + "; OpenTelemetry 1.39 or later is needed); metrics remain in JMX");
+            return false;
+        }
+        if (exporter.isEmpty()) {
+            if (metrics.externalExporter().isEmpty()) {
+                LOG.log(Level.INFO, "Sluice (app " + metrics.app() + "): OpenTelemetry is present but records no"
+                        + " metrics: its SDK is disabled (MicroProfile Telemetry's default; set otel.sdk.disabled=false"
+                        + " to enable it) or has no metrics exporter; Sluice's metrics remain in JMX");
+            }
+            return false;
+        }
+        attach(metrics, exporter::get);
+        return true;
     }
 
     /** The class when both loaders resolve {@code name} to the same one. */

@@ -1,7 +1,7 @@
 package dev.sluice.internal.metrics;
 
 /**
- * Publishes an application's metrics somewhere (JMX, MicroProfile Metrics, Micrometer). Told about each
+ * Publishes an application's metrics somewhere (JMX, MicroProfile Metrics, Micrometer, OpenTelemetry). Told about each
  * name once, when it is registered (or, for an exporter added later, when it is added); closing it removes
  * everything it published, so that nothing in a server-wide registry keeps the application's class loader
  * alive after undeploy.

@@ -15,8 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The metrics of one application (one {@code SluiceRuntime}): per rate-limit policy, per lock name and per
- * semaphore name, plus the Redis status, published through JMX always and through MicroProfile Metrics or
- * Micrometer when the application has one (see {@link MetricsBridges}).
+ * semaphore name, plus the Redis status, published through JMX always and through MicroProfile Metrics,
+ * Micrometer or OpenTelemetry when the application has one (see {@link MetricsBridges}).
  *
  * <p><b>Bounded names.</b> A name is published only after it was {@linkplain #register registered}, which
  * the runtime does for names from configuration ({@code sluice.limit.*}, {@code sluice.lock.*},
@@ -232,7 +232,7 @@ public final class SluiceMetrics implements AutoCloseable {
     }
 
     /**
-     * Publishes through {@code exporter} as well (MicroProfile Metrics or Micrometer), replacing the one set
+     * Publishes through {@code exporter} as well (MicroProfile Metrics, Micrometer or OpenTelemetry), replacing the one set
      * before, which is closed: one external registry at a time, so no metric is reported twice.
      */
     synchronized void exportExternally(MetricsExporter exporter) {

@@ -9,7 +9,9 @@ import dev.sluice.test.RateLimitAssertions;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.sluice.internal.config.RedisSettings;
@@ -49,6 +51,11 @@ class SampleOnWildFlyIT extends SessionBeanScenarios {
     private static final Duration MARGIN = Duration.ofSeconds(1);
 
     private static final Duration POLL = Duration.ofMillis(100);
+
+    /** Where the server's MicroProfile Telemetry exports (OTLP endpoint in {@code arquillian.xml}); up before it boots. */
+    @RegisterExtension
+    @Order(2)
+    static final OtlpReceiver otlp = OtlpReceiver.fromSystemProperty();
 
     @RegisterExtension
     @Order(3)
@@ -173,6 +180,93 @@ class SampleOnWildFlyIT extends SessionBeanScenarios {
                         + "; last answer: " + last.get(), e);
             }
         }
+    }
+
+    /**
+     * Issue 30: with WildFly's {@code opentelemetry} and {@code microprofile-telemetry} subsystems (added by
+     * {@code src/test/wildfly-cli}) and {@code otel.sdk.disabled=false} (a system property, read through MicroProfile
+     * Config; {@code arquillian.xml}), every packaging publishes its metrics through the {@code OpenTelemetry} bean,
+     * and the server's own OTLP exporter sends them here every second. Each 429 is counted once, as
+     * {@code sluice.ratelimit.requests} with {@code sluice.ratelimit.result=denied}; the earlier box-office tests'
+     * lock waits and holds arrive as histograms in seconds.
+     */
+    @Test
+    @Order(190)
+    void metricsReachAnOpenTelemetryCollectorThroughTheServersMicroProfileTelemetry() {
+        awaitFreshExports();
+        Map<SampleApp, Long> before = new LinkedHashMap<>();
+        Map<SampleApp, Integer> refused = new LinkedHashMap<>();
+        for (SampleApp app : apps()) {
+            before.put(app, deniedExported(app));
+            int n = 0;
+            for (int i = 0; i < 6; i++) {               // api is 5/1m: at least one of six is refused
+                n += Http.get(app.uri("api/hello")).statusCode() == 429 ? 1 : 0;
+            }
+            assertThat(n).as("%s: 429s of six requests", app).isPositive();
+            refused.put(app, n);
+        }
+        try {
+            await().atMost(Duration.ofSeconds(20)).pollInterval(POLL).until(() -> apps().stream()
+                    .allMatch(app -> deniedExported(app) >= before.get(app) + refused.get(app)));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("the refusals did not reach the OTLP receiver within 20 s (" + otlp.exports()
+                    + " metric exports arrived): " + refused + " after " + before + "\n" + otlp.dump("dev.sluice"), e);
+        }
+        System.out.println("OpenTelemetry metrics of Sluice as WildFly exported them (OTLP, " + otlp.exports()
+                + " exports):\n" + otlp.dump("dev.sluice"));
+
+        for (SampleApp app : apps()) {
+            OtlpReceiver.Point denied = point(app, "sluice.ratelimit.requests",
+                    Map.of("sluice.ratelimit.policy", "api", "sluice.ratelimit.result", "denied"));
+            assertThat((long) denied.value()).as("%s: each refusal counted once", app)
+                    .isEqualTo(before.get(app) + refused.get(app));
+            assertThat(denied.unit()).isEqualTo("{request}");
+            assertThat(denied.resource()).as("%s: WildFly names the service after the deployment", app)
+                    .containsKey("service.name");
+            assertThat(point(app, "sluice.ratelimit.requests",
+                    Map.of("sluice.ratelimit.policy", "api", "sluice.ratelimit.result", "allowed")).value())
+                    .as("%s", app).isPositive();
+            assertThat(point(app, "sluice.redis.reachable", Map.of()).value()).as("%s", app).isEqualTo(1);
+
+            OtlpReceiver.Point waits = point(app, "sluice.lock.wait_time", Map.of("sluice.lock.name", "BoxOffice.sell"));
+            OtlpReceiver.Point holds = point(app, "sluice.lock.hold_time", Map.of("sluice.lock.name", "BoxOffice.sell"));
+            assertThat(waits.unit()).isEqualTo("s");
+            assertThat(waits.count()).as("%s: the box office's sales, each one acquisition", app)
+                    .isGreaterThanOrEqualTo(20);
+            assertThat(holds.count()).as("%s", app).isEqualTo(waits.count());
+            assertThat(holds.sum() / holds.count()).as("%s: mean hold in seconds", app).isBetween(0.0, 60.0);
+            assertThat(holds.sum()).as("%s: twenty holds take some time", app).isPositive();
+            assertThat(point(app, "sluice.lock.timeouts", Map.of("sluice.lock.name", "BoxOffice.sellWithoutWaiting"))
+                    .value()).as("%s: the refused sale without waiting", app).isGreaterThanOrEqualTo(1);
+        }
+    }
+
+    /** Until every packaging exported twice more, so the receiver holds what the server counts now. */
+    private void awaitFreshExports() {
+        int from = otlp.exports();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(POLL)
+                .until(() -> otlp.exports() >= from + 2 * apps().size());
+    }
+
+    /** What the receiver last got for {@code api}'s refusals in {@code app}; 0 before the first. */
+    private long deniedExported(SampleApp app) {
+        return otlp.series("sluice.ratelimit.requests", Map.of("sluice.ratelimit.policy", "api",
+                        "sluice.ratelimit.result", "denied")).stream()
+                .filter(p -> isOf(app, p)).mapToLong(p -> (long) p.value()).sum();
+    }
+
+    private OtlpReceiver.Point point(SampleApp app, String metric, Map<String, String> attributes) {
+        List<OtlpReceiver.Point> points = otlp.series(metric, attributes).stream().filter(p -> isOf(app, p)).toList();
+        assertThat(points).as("%s: %s%s among\n%s", app, metric, attributes, otlp.dump("dev.sluice")).hasSize(1);
+        assertThat(points.get(0).scope()).isEqualTo("dev.sluice");
+        return points.get(0);
+    }
+
+    /** {@code sluice.app} of {@code app}: its deployment ({@code deployment.sample-plain.war}; in the EAR, its WAR). */
+    private static boolean isOf(SampleApp app, OtlpReceiver.Point point) {
+        String id = point.attributes().getOrDefault("sluice.app", "");
+        String deployment = "deployment." + app.keyPrefix() + (app.keyPrefix().equals("sample") ? ".ear" : ".war");
+        return id.equals(deployment) || id.startsWith(deployment + ".");
     }
 
     /**
