@@ -59,7 +59,9 @@ class GuardTest {
 
     /** A service on {@code lockStore} whose watchdog and clean-ups run only when the test runs the scheduler. */
     private LockService service(LockStore lockStore) {
-        LockService service = new LockService(lockStore, semaphores, signals, Watchdog.on(scheduler, nanos::get), "t");
+        Watchdog watchdog = Watchdog.on(scheduler, nanos::get);
+        LockService service = new LockService(lockStore, semaphores, signals, watchdog, "t",
+                LockService.Options.of(watchdog, LockService.DEFAULT_MAX_POLL_MILLIS));
         toClose.add(service);
         return service;
     }
@@ -274,7 +276,8 @@ class GuardTest {
             }
         };
         Watchdog watchdog = Watchdog.ownScheduler(nanos::get);
-        new LockService(lockStore, semaphoreStore, signals, watchdog, "t").close();
+        new LockService(lockStore, semaphoreStore, signals, watchdog, "t",
+                LockService.Options.of(watchdog, LockService.DEFAULT_MAX_POLL_MILLIS)).close();
 
         assertThat(lockStoreClosed).isTrue();
         assertThat(semaphoreStoreClosed).isTrue();
