@@ -66,7 +66,6 @@
 --   wait_us    denied: until this request could be admitted, -1 = never; admitted: until one more token is
 --              available in every bandwidth (the latest of them); rounded up
 --   reset_us   until the tightest bucket is full again, rounded up
---#include permit-set.lua
 local function clock()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -137,6 +136,9 @@ if ARGV[1] == '1' and ARGV[2] == 'bucket' and ARGV[3] == '1' and ARGV[4] == 'if-
   if left * interval > span - ahead then left = left - 1 end
   return { ok and 1 or 0, left, 0, wait, ahead }
 end
+
+-- The permit set's functions, defined only past the common case above, which needs none of them.
+--#include permit-set.lua
 
 -- floor(a / b) for integers below 2^53, b > 0: the division alone may round up to the next integer.
 local function floor_div(a, b)

@@ -89,6 +89,43 @@ public final class IpLiteral {
         }
     }
 
+    /**
+     * Whether {@code text} is an IPv4 address exactly as {@link #format} writes it (four decimal numbers of at most
+     * 255 without leading zeros, nothing else), so that {@code format(parse(text))} is {@code text} itself: a
+     * container's {@code getRemoteAddr()} is, and then need not be parsed and written again. Allocates nothing.
+     */
+    public static boolean isCanonicalIpv4(String text) {
+        if (text == null || text.length() < 7 || text.length() > 15) {
+            return false;
+        }
+        int parts = 0;
+        int i = 0;
+        while (i < text.length()) {
+            int start = i;
+            int value = 0;
+            while (i < text.length() && text.charAt(i) >= '0' && text.charAt(i) <= '9' && i - start < 3) {
+                value = value * 10 + (text.charAt(i) - '0');
+                i++;
+            }
+            int digits = i - start;
+            if (digits == 0 || value > 255 || (digits > 1 && text.charAt(start) == '0')) {
+                return false;
+            }
+            parts++;
+            if (i == text.length()) {
+                break;
+            }
+            if (text.charAt(i) != '.' || parts == 4) {
+                return false;
+            }
+            i++;
+            if (i == text.length()) {
+                return false;
+            }
+        }
+        return parts == 4;
+    }
+
     /** Canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run compressed). */
     public static String format(byte[] address) {
         if (address.length == 4) {

@@ -32,6 +32,9 @@ public final class ChargedPolicies {
 
     /** The attribute value after recording {@code policies}: a new unmodifiable set. */
     public static Set<String> with(Object attributeValue, Collection<String> policies) {
+        if (policies.size() == 1 && !(attributeValue instanceof Collection<?>)) {
+            return Set.of(policies.iterator().next()); // the usual request: one policy, nothing recorded before
+        }
         Set<String> out = new HashSet<>(policies);
         if (attributeValue instanceof Collection<?> charged) {
             for (Object name : charged) {

@@ -96,6 +96,9 @@ public final class ClientAddress {
      *         when no client address is established; the peer as given when it is not an IP literal
      */
     public String resolve(String peer, List<String> headerLines) {
+        if (trustedProxies.isEmpty() && IpLiteral.isCanonicalIpv4(peer)) {
+            return peer; // what the rules below give it, without parsing and writing it again
+        }
         Client client = client(peer, headerLines);
         return client == null ? unparsed(peer) : key(client.address);
     }
@@ -111,6 +114,9 @@ public final class ClientAddress {
      *         an IP literal
      */
     public String resolveAddress(String peer, List<String> headerLines) {
+        if (trustedProxies.isEmpty() && IpLiteral.isCanonicalIpv4(peer)) {
+            return peer;
+        }
         Client client = client(peer, headerLines);
         if (client == null) {
             return unparsed(peer);

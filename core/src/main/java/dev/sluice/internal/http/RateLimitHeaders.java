@@ -5,6 +5,7 @@ import dev.sluice.internal.config.HeaderMode;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The response headers of a rate-limited request, shared by the servlet and JAX-RS filters.
@@ -31,8 +32,8 @@ import java.util.List;
  * <p>Allowed responses describe the policy with the fewest remaining tokens. Denied responses describe
  * the denying policy with the longest wait and always carry {@code Retry-After} (whole seconds, rounded
  * up, at least 1, so never earlier than the next token and never before {@code t}), whatever
- * {@code sluice.headers} says, because it is part of a 429 rather than an informational header. Stateless
- * and thread-safe.
+ * {@code sluice.headers} says, because it is part of a 429 rather than an informational header. Thread-safe;
+ * its only state is each policy's {@code RateLimit-Policy} field, kept once written.
  */
 public final class RateLimitHeaders {
 
@@ -129,10 +130,9 @@ public final class RateLimitHeaders {
 
     private static void describe(RateLimitDecision d, HeaderMode mode, List<Header> out) {
         if (mode == HeaderMode.IETF || mode == HeaderMode.BOTH) {
-            String name = sfString(d.policy());
-            out.add(new Header(RATE_LIMIT_POLICY, name + ";q=" + d.limit()
-                    + (d.concurrent() ? ";qu=\"concurrent-requests\"" : ";w=" + d.windowSeconds())));
-            out.add(new Header(RATE_LIMIT, name + ";r=" + d.remaining()
+            Described policy = described(d);
+            out.add(new Header(RATE_LIMIT_POLICY, policy.field()));
+            out.add(new Header(RATE_LIMIT, policy.quoted() + ";r=" + d.remaining()
                     + (d.never() ? "" : ";t=" + ceilSeconds(d.retryAfterMillis()))));
         }
         if (mode == HeaderMode.LEGACY || mode == HeaderMode.BOTH) {
@@ -140,6 +140,35 @@ public final class RateLimitHeaders {
             out.add(new Header(LEGACY_REMAINING, Long.toString(d.remaining())));
             out.add(new Header(LEGACY_RESET, Long.toString(ceilSeconds(d.resetMillis()))));
         }
+    }
+
+    /**
+     * A policy's quoted name and {@code RateLimit-Policy} field, which depend only on its name and bucket: written
+     * once per policy name and bucket rather than per response.
+     */
+    private record Described(String quoted, long limit, long windowSeconds, boolean concurrent, String field) {
+
+        boolean describes(RateLimitDecision d) {
+            return limit == d.limit() && windowSeconds == d.windowSeconds() && concurrent == d.concurrent();
+        }
+    }
+
+    /** Policy names come from configuration; the bound only keeps an unforeseen stream of names from growing it. */
+    private static final int MAX_DESCRIBED = 1024;
+    private static final ConcurrentHashMap<String, Described> DESCRIBED = new ConcurrentHashMap<>();
+
+    private static Described described(RateLimitDecision d) {
+        Described known = DESCRIBED.get(d.policy());
+        if (known != null && known.describes(d)) {
+            return known;
+        }
+        String quoted = known != null ? known.quoted() : sfString(d.policy());
+        Described fresh = new Described(quoted, d.limit(), d.windowSeconds(), d.concurrent(), quoted + ";q=" + d.limit()
+                + (d.concurrent() ? ";qu=\"concurrent-requests\"" : ";w=" + d.windowSeconds()));
+        if (known != null || DESCRIBED.size() < MAX_DESCRIBED) {
+            DESCRIBED.put(d.policy(), fresh);
+        }
+        return fresh;
     }
 
     /**

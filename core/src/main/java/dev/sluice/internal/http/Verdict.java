@@ -64,6 +64,9 @@ public final class Verdict {
 
     /** This verdict, leaving {@code after} to the adapter once the response status is known (if admitted). */
     Verdict after(AfterResponse after) {
+        if (after == afterResponse) {
+            return this;
+        }
         return new Verdict(outcome, decisions, retryAfterSeconds, headerMode, charged, after);
     }
 

@@ -39,7 +39,11 @@ final class GcraProtocol {
 
     /** {@code KEYS}: per request its permit set, or one key per bandwidth. */
     static List<String> keys(List<BucketRequest> requests) {
-        List<String> keys = new ArrayList<>();
+        int size = 0;
+        for (BucketRequest request : requests) {
+            size += (request.permit() != null ? 1 : 0) + request.limits().size();
+        }
+        List<String> keys = new ArrayList<>(size);
         for (BucketRequest request : requests) {
             if (request.permit() != null) {
                 keys.add(request.key());
@@ -57,27 +61,45 @@ final class GcraProtocol {
      * or a permit set's permits, lease in milliseconds and permit id.
      */
     static List<String> args(List<BucketRequest> requests) {
-        List<String> args = new ArrayList<>();
-        args.add(Integer.toString(requests.size()));
+        int size = 1;
+        for (BucketRequest request : requests) {
+            size += request.permit() != null ? 6 : 5 + 3 * request.limits().size();
+        }
+        List<String> args = new ArrayList<>(size);
+        args.add(number(requests.size()));
         for (BucketRequest request : requests) {
             args.add(request.permit() != null ? PERMITS : BUCKET);
             args.add(request.mode().decides() ? "1" : "0");
             args.add(request.mode().charge().wire());
             if (request.permit() != null) {
-                args.add(Integer.toString(request.permit().permits()));
+                args.add(number(request.permit().permits()));
                 args.add(Long.toString(request.permit().leaseMillis()));
                 args.add(request.permit().id());
                 continue;
             }
-            args.add(Long.toString(request.cost()));
-            args.add(Integer.toString(request.limits().size()));
+            args.add(number(request.cost()));
+            args.add(number(request.limits().size()));
             for (BucketRequest.Limit limit : request.limits()) {
-                args.add(Long.toString(limit.intervalUnits()));
-                args.add(Long.toString(limit.unitsPerMicro()));
-                args.add(Long.toString(limit.capacity()));
+                args.add(number(limit.intervalUnits()));
+                args.add(number(limit.unitsPerMicro()));
+                args.add(number(limit.capacity()));
             }
         }
         return args;
+    }
+
+    /** The decimal strings of the counts most arguments are (a cost of 1, one bandwidth, 1 unit per µs). */
+    private static final String[] SMALL_NUMBERS = new String[256];
+
+    static {
+        for (int i = 0; i < SMALL_NUMBERS.length; i++) {
+            SMALL_NUMBERS[i] = Integer.toString(i);
+        }
+    }
+
+    /** {@code value} in decimal, as {@link Long#toString(long)} writes it, without a new string for a small one. */
+    static String number(long value) {
+        return value >= 0 && value < SMALL_NUMBERS.length ? SMALL_NUMBERS[(int) value] : Long.toString(value);
     }
 
     /**

@@ -196,11 +196,7 @@ public final class RateLimitEngine {
                         call.policy().concurrency(), call.policy().concurrencyLeaseMillis(), call.permitId())));
                 continue;
             }
-            List<BucketRequest.Limit> limits = new ArrayList<>(call.policy().bandwidths().size());
-            for (Bandwidth bandwidth : call.policy().bandwidths()) {
-                limits.add(new BucketRequest.Limit(bandwidth.intervalUnits(), bandwidth.unitsPerMicro(),
-                        bandwidth.capacity()));
-            }
+            List<BucketRequest.Limit> limits = limits(call.policy().bandwidths());
             requests.add(new BucketRequest(keys[i], call.cost(), limits, call.mode()));
         }
         List<BucketOutcome> outcomes;
@@ -236,6 +232,20 @@ public final class RateLimitEngine {
         }
         report(calls, decisions, admitted);
         return decisions;
+    }
+
+    /** The store's view of a policy's bandwidths (one, most often: then without a list to copy). */
+    private static List<BucketRequest.Limit> limits(List<Bandwidth> bandwidths) {
+        if (bandwidths.size() == 1) {
+            Bandwidth only = bandwidths.get(0);
+            return List.of(new BucketRequest.Limit(only.intervalUnits(), only.unitsPerMicro(), only.capacity()));
+        }
+        List<BucketRequest.Limit> limits = new ArrayList<>(bandwidths.size());
+        for (Bandwidth bandwidth : bandwidths) {
+            limits.add(new BucketRequest.Limit(bandwidth.intervalUnits(), bandwidth.unitsPerMicro(),
+                    bandwidth.capacity()));
+        }
+        return limits;
     }
 
     private List<RateLimitDecision> refusedLocally(List<LimitCall> calls, String[] keys) {
@@ -277,21 +287,27 @@ public final class RateLimitEngine {
      * refused it.
      */
     private void report(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
-        Set<String> told = new HashSet<>();
+        // One call tells at most once by itself, so the set is needed only for several.
+        Set<String> told = calls.size() > 1 ? new HashSet<>() : null;
         for (int i = 0; i < calls.size(); i++) {
             LimitCall call = calls.get(i);
             if (call.mode() == ChargeMode.CHARGE) {
                 events.on(call.policy(), call.rawKey(), Outcome.CHARGED_AFTER_RESPONSE);
-            } else if (!decisions.get(i).allowed() && told.add(call.policy().name())) {
+            } else if (!decisions.get(i).allowed() && first(told, call.policy().name())) {
                 events.on(call.policy(), call.rawKey(), call.mode().decides() ? Outcome.DENIED : Outcome.WOULD_DENY);
             }
         }
         for (int i = 0; admitted && i < calls.size(); i++) {
             LimitCall call = calls.get(i);
-            if (call.mode() != ChargeMode.CHARGE && decisions.get(i).allowed() && told.add(call.policy().name())) {
+            if (call.mode() != ChargeMode.CHARGE && decisions.get(i).allowed() && first(told, call.policy().name())) {
                 events.on(call.policy(), call.rawKey(), Outcome.ALLOWED);
             }
         }
+    }
+
+    /** Whether {@code name} is told for the first time in this request (always, without a set). */
+    private static boolean first(Set<String> told, String name) {
+        return told == null || told.add(name);
     }
 
     /**

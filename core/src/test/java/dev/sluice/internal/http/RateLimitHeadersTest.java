@@ -46,6 +46,23 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    void describesAPolicyByItsBucketOfTheMomentWhenTheSameNameChangesBucket() {
+        // A policy's field is written once per bucket: a reload, or another bandwidth being the tightest, gives
+        // the same name another bucket, and each response must describe the one it was decided by.
+        String name = "reshaped-" + System.nanoTime();
+        assertThat(map(RateLimitHeaders.allowed(List.of(allowed(name, 4, 5, 60, 0, 0)), HeaderMode.IETF)))
+                .containsEntry("RateLimit-Policy", "\"" + name + "\";q=5;w=60");
+        assertThat(map(RateLimitHeaders.allowed(List.of(allowed(name, 4, 50, 60, 0, 0)), HeaderMode.IETF)))
+                .containsEntry("RateLimit-Policy", "\"" + name + "\";q=50;w=60");
+        assertThat(map(RateLimitHeaders.allowed(List.of(allowed(name, 4, 50, 3600, 0, 0)), HeaderMode.IETF)))
+                .containsEntry("RateLimit-Policy", "\"" + name + "\";q=50;w=3600");
+        assertThat(map(RateLimitHeaders.allowed(List.of(RateLimitDecision.ofConcurrency(name, true, 1, 50, 0, 0)),
+                HeaderMode.IETF))).containsEntry("RateLimit-Policy", "\"" + name + "\";q=50;qu=\"concurrent-requests\"");
+        assertThat(map(RateLimitHeaders.allowed(List.of(allowed(name, 4, 5, 60, 0, 0)), HeaderMode.IETF)))
+                .containsEntry("RateLimit-Policy", "\"" + name + "\";q=5;w=60");
+    }
+
+    @Test
     void givesTheSecondsUntilTheNextTokenWhenTheLastWasTaken() {
         List<Header> headers = RateLimitHeaders.allowed(List.of(allowed("login", 0, 5, 60, 11_001, 60_000)), HeaderMode.IETF);
         assertThat(map(headers)).containsEntry("RateLimit", "\"login\";r=0;t=12");
