@@ -18,8 +18,11 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -245,9 +248,13 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
     }
 
     /**
-     * Polls until every node sees all nodes, all slots served, the cluster state ok and its links to every other
-     * node connected. The state turns ok while two nodes that met through a third may still be shaking hands, and a
-     * message published in that window does not reach the subscribers of the node without a link yet.
+     * Polls until every node sees all nodes, all slots served, the cluster state ok and its links to and from every
+     * other node in place. The state turns ok while two nodes that met through a third may still be shaking hands,
+     * and a message published in that window does not reach the subscribers of the node without a link yet. The link
+     * from a node that was met through gossip is tied to it only by the next PING on it: until then Valkey 8.0 drops
+     * a {@code PUBLISH} forwarded on that link (it forwards them with a header that does not name the sender, and
+     * closes a link whose first message is one; valkey-io/valkey#2817), so each node must list an inbound link from
+     * every other in {@code CLUSTER LINKS}.
      */
     private void awaitHealthy() {
         long deadline = System.nanoTime() + FORMATION_TIMEOUT.toNanos();
@@ -259,7 +266,8 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
                 healthy = lastInfo.contains("cluster_state:ok")
                         && lastInfo.contains("cluster_known_nodes:" + masters)
                         && lastInfo.contains("cluster_slots_ok:" + SLOTS)
-                        && allLinksConnected(onNode(i, Jedis::clusterNodes));
+                        && allLinksConnected(onNode(i, Jedis::clusterNodes))
+                        && linksBothWays(onNode(i, Jedis::clusterLinks));
             }
             if (healthy) {
                 return;
@@ -280,5 +288,19 @@ public final class RedisCluster implements BeforeAllCallback, AfterAllCallback, 
         List<String> lines = clusterNodes.lines().filter(l -> !l.isBlank()).toList();
         return lines.size() == masters && lines.stream().map(l -> l.split(" ")).allMatch(f -> f.length > 7
                 && !f[2].contains("handshake") && f[7].equals("connected"));
+    }
+
+    /**
+     * Whether a node's {@code CLUSTER LINKS} holds, for each of the other nodes, a link to it and a link from it
+     * tied to it (an inbound link appears there only once the node knows who is at its other end).
+     */
+    private boolean linksBothWays(List<Map<String, Object>> links) {
+        Set<String> to = new HashSet<>();
+        Set<String> from = new HashSet<>();
+        for (Map<String, Object> link : links) {
+            String node = String.valueOf(link.get("node"));
+            (link.get("direction").equals("from") ? from : to).add(node);
+        }
+        return to.size() == masters - 1 && from.equals(to);
     }
 }
