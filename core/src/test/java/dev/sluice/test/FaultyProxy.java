@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -105,7 +106,9 @@ public final class FaultyProxy implements AutoCloseable {
 
     /** Closes every open connection (both sides). */
     public void cutAll() {
-        for (Socket socket : sockets) {
+        // The connections open now, not one opened while they are being closed: iterating the live set could reach
+        // the fresh connection a client opens as soon as its own was cut (its retry) and cut that too.
+        for (Socket socket : List.copyOf(sockets)) {
             closeQuietly(socket);
         }
     }
