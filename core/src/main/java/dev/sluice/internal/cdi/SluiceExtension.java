@@ -61,8 +61,8 @@ public class SluiceExtension implements Extension {
     /** A runtime built by someone else, who also closes it; null when this extension acquires one. */
     private final SluiceRuntime given;
     private ClassLoader application;
-    /** Class loader of the first bean carrying @Locked/@Bounded: the user's module, whose config we want. */
-    private ClassLoader guardedModule;
+    /** The first bean class carrying @Locked/@Bounded: its loader is the user's module, whose config we want. */
+    private Class<?> guardedBean;
     private AdapterSettings settings;
     private AdapterConfig config;
     private final GuardedMethods.Builder guards = new GuardedMethods.Builder();
@@ -156,8 +156,25 @@ public class SluiceExtension implements Extension {
                     : type.getAnnotation(Bounded.class);
             guards.add(beanClass, method.getJavaMember(), locked, bounded).forEach(event::addDefinitionError);
         }
-        if (guardedModule == null) {
-            guardedModule = beanClass.getClassLoader();
+        if (guardedBean == null) {
+            guardedBean = beanClass;
+        }
+    }
+
+    /**
+     * Whether {@code loader} resolves {@code beanClass}'s name to that very class: then it is the module's loader
+     * or a view over it, and stays the application's loader. Open Liberty gives the extension, the servlet filter
+     * and JAX-RS a context class loader that wraps the module's loader, and the runtime is keyed by the loader:
+     * the module's own would give the CDI beans a runtime apart from the filter's.
+     */
+    static boolean seesAsItsOwn(ClassLoader loader, Class<?> beanClass) {
+        if (loader == beanClass.getClassLoader()) {
+            return true;
+        }
+        try {
+            return Class.forName(beanClass.getName(), false, loader) == beanClass;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 
@@ -190,8 +207,8 @@ public class SluiceExtension implements Extension {
         // In an EAR the extension runs with the EAR's class loader, which does not see a WAR's
         // META-INF/microprofile-config.properties; the guarded beans' own module does (and shares its
         // runtime with the servlet filter of the same WAR).
-        if (guardedModule != null) {
-            application = guardedModule;
+        if (guardedBean != null && !seesAsItsOwn(application, guardedBean)) {
+            application = guardedBean.getClassLoader();
         }
         try {
             settings = AdapterSettings.loaded(application, configLoader);

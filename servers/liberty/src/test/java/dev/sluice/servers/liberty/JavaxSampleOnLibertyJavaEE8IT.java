@@ -21,6 +21,11 @@ class JavaxSampleOnLibertyJavaEE8IT extends LibertyScenarios {
             .writing("jvm.options", () -> "-Dsluice.redis.uri=" + redis.uri() + "\n");
 
     @Override
+    protected LibertyServer server() {
+        return liberty;
+    }
+
+    @Override
     protected List<SampleApp> apps() {
         return List.of(new SampleApp("javax WAR on Liberty javaee-8.0",
                 URI.create("http://127.0.0.1:" + liberty.httpPort() + "/sample-javax/"), "sample-plain"));

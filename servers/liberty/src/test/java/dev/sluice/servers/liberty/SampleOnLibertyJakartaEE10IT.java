@@ -30,6 +30,11 @@ class SampleOnLibertyJakartaEE10IT extends LibertyScenarios {
                     + redis.uri() + "\"/>\n</server>\n");
 
     @Override
+    protected LibertyServer server() {
+        return liberty;
+    }
+
+    @Override
     protected List<SampleApp> apps() {
         return List.of(new SampleApp("plain WAR on Liberty jakartaee-10.0 + MicroProfile 6.1",
                 URI.create("http://127.0.0.1:" + liberty.httpPort() + "/sample-plain/"), "liberty-ee10"));
