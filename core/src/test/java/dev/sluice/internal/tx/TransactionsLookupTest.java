@@ -54,27 +54,47 @@ class TransactionsLookupTest {
     }
 
     @Test
-    void aLookupThatFoundNothingIsTriedAgainAMinuteLaterAndARegistryFoundIsKept() throws Exception {
+    void aRegistryMissedAtStartIsFoundByTheFirstReleaseOnAThreadThatHasItAndKept() throws Exception {
         AtomicLong now = new AtomicLong();
         AtomicInteger lookups = new AtomicInteger();
         AtomicReference<Transactions> bound = new AtomicReference<>(Transactions.NONE);
+        // Built on a thread without the application's naming context (an application's own thread at startup).
         Transactions server = new ServerTransactions(() -> {
             lookups.incrementAndGet();
             return bound.get();
         }, now::get);
-        bound.set(JtaTransactions.over(Jta.narayana().registry())); // a thread that has the naming context
+        bound.set(JtaTransactions.over(Jta.narayana().registry())); // a request thread, which has it
         TransactionManager tm = Jta.narayana().manager();
         tm.begin();
         try {
-            assertThat(server.current()).as("within the minute after a lookup that found nothing").isNull();
-            now.addAndGet(ServerTransactions.RETRY_NANOS);
-            assertThat(server.current()).isNotNull();
+            assertThat(server.current()).as("the first release in a transaction, a moment after startup").isNotNull();
             now.addAndGet(ServerTransactions.RETRY_NANOS * 5);
             assertThat(server.current()).isNotNull();
         } finally {
             tm.rollback();
         }
-        assertThat(lookups).as("looked up at start, once more a minute later, then kept").hasValue(2);
+        assertThat(lookups).as("looked up at start, once more at the first release, then kept").hasValue(2);
+    }
+
+    @Test
+    void whereNoRegistryIsEverFoundTheLookupsThinOutToOneAMinute() {
+        AtomicLong now = new AtomicLong();
+        AtomicInteger lookups = new AtomicInteger();
+        Transactions server = new ServerTransactions(() -> {
+            lookups.incrementAndGet();
+            return Transactions.NONE;
+        }, now::get);
+        for (int i = 0; i < ServerTransactions.EAGER_LOOKUPS * 3; i++) {
+            assertThat(server.current()).isNull();
+        }
+        assertThat(lookups).as("every release looks again until so many found nothing")
+                .hasValue(ServerTransactions.EAGER_LOOKUPS);
+        now.addAndGet(ServerTransactions.RETRY_NANOS - 1);
+        assertThat(server.current()).isNull();
+        assertThat(lookups).hasValue(ServerTransactions.EAGER_LOOKUPS);
+        now.addAndGet(1);
+        assertThat(server.current()).isNull();
+        assertThat(lookups).as("then once a minute").hasValue(ServerTransactions.EAGER_LOOKUPS + 1);
     }
 
     @Test
