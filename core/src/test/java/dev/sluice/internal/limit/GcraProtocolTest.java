@@ -31,7 +31,8 @@ class GcraProtocolTest {
     void everyModeTravelsAsWhatItMeans() {
         assertThat(List.of(ChargeMode.values()).stream().map(m -> (m.decides() ? "decides " : "watches ")
                 + m.charge().wire()).toList()).containsExactly("decides if-all-admit", "watches if-it-admits",
-                "decides never", "watches never", "watches always", "decides if-all-admit", "watches if-all-admit");
+                "decides never", "watches never", "watches always", "decides if-all-admit", "watches if-all-admit",
+                "watches refund");
     }
 
     @Test

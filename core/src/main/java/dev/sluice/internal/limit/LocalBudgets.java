@@ -1,0 +1,352 @@
+package dev.sluice.internal.limit;
+
+import dev.sluice.RateLimitDecision;
+import dev.sluice.internal.config.PolicyConfig;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * The node's local budgets ({@code sluice.limit.<policy>.local-budget}): tokens that a decision reserved from a
+ * key's bucket beside its own charge, in the same {@code gcra.lua} call, and that later requests of that key take
+ * here without a Redis call until they are spent or their age ({@link PolicyConfig#localBudgetMillis()}) has passed.
+ *
+ * <p><b>The bound.</b> A node holds at most {@link PolicyConfig#localBudgetTokens()} tokens of one key at any moment:
+ * one reservation at a time per key and node asks for at most that many less the cost of the request that makes it,
+ * and is made only when the batch held cannot pay for that request, so the remainder left (less than the cost) and
+ * the new batch stay within it. The bucket in Redis is charged when tokens are reserved, so over any window the key's
+ * requests admitted on every node exceed what the bucket alone would admit by at most what the nodes held at the
+ * window's start: {@code nodes × localBudgetTokens()}. Tokens unspent when their age passes are dropped (never spent
+ * late); those returned ({@link #returnAll}) move the bucket back.
+ *
+ * <p><b>The batch.</b> Each reservation asks for what the node used of the key since the previous one, scaled to half
+ * an age at the rate it used it (so that a batch is normally spent well before its age), at most twice what it used
+ * and at most {@link PolicyConfig#localBudgetTokens()}, at least the request's cost: a node that sees one request a
+ * minute reserves only that request's own tokens, a busy one doubles its batch at each reservation up to the bound.
+ *
+ * <p><b>Memory.</b> At most {@link #MAX_KEYS} keys are held; when full, budgets that hold nothing live make room,
+ * then arbitrary ones, whose tokens are dropped (lost to the bucket, never spent).
+ *
+ * <p>Thread-safe and lock-free: a take is one compare-and-set on the batch's count; the one thread that reserves for
+ * a key is chosen by a compare-and-set, and other threads that find the batch empty meanwhile are decided by Redis
+ * without reserving (nobody waits for a reservation).
+ */
+final class LocalBudgets {
+
+    /** The most keys whose budgets one node keeps. */
+    static final int MAX_KEYS = 10_000;
+
+    /** A batch's count once it was dropped or returned: no take can succeed on it. */
+    private static final long RETIRED = -1;
+
+    /**
+     * Tokens reserved by one decision, spent locally until {@link #expiresAt} (the monotonic clock, counted from
+     * before the reservation was sent, so never later than its age after Redis took them).
+     */
+    static final class Batch {
+        final long expiresAt;
+        final long granted;
+        final AtomicLong left;
+        /** What Redis answered the request that reserved them (its remaining counting the batch as taken). */
+        final RateLimitDecision reserved;
+        final long reservedAt;
+
+        Batch(long sentAt, long ageNanos, long tokens, RateLimitDecision reserved) {
+            this.expiresAt = sentAt + ageNanos;
+            this.granted = tokens;
+            this.left = new AtomicLong(tokens);
+            this.reserved = reserved;
+            this.reservedAt = sentAt;
+        }
+
+        /** Takes {@code cost} tokens, or none when fewer are left (or the batch is retired). */
+        boolean take(long cost) {
+            long n;
+            do {
+                n = left.get();
+                if (n < cost) {
+                    return false;
+                }
+            } while (!left.compareAndSet(n, n - cost));
+            return true;
+        }
+
+        /** Whether {@code cost} tokens are left, without taking them (a check before a request charged later). */
+        boolean holds(long cost) {
+            return left.get() >= cost;
+        }
+
+        /** Gives back {@code cost} tokens taken for a request that was then refused (lost if retired meanwhile). */
+        void giveBack(long cost) {
+            long n;
+            do {
+                n = left.get();
+                if (n < 0) {
+                    return;
+                }
+            } while (!left.compareAndSet(n, n + cost));
+        }
+
+        /** Ends the batch: no take succeeds from now on. @return the tokens it held */
+        long retire() {
+            return Math.max(0, left.getAndSet(RETIRED));
+        }
+
+        boolean liveAt(long now) {
+            return now - expiresAt < 0;
+        }
+    }
+
+    /** One key's budget on this node under one policy. */
+    static final class Budget {
+        final String key;
+        final PolicyConfig policy;
+        final long ageNanos;
+        final long maxTokens;
+        volatile Batch batch;
+        volatile boolean retired;
+        final AtomicBoolean reserving = new AtomicBoolean();
+        /** Tokens asked by requests that the batch could not pay for, since the last reservation. */
+        final LongAdder missed = new LongAdder();
+        /** When the last reservation was sent; guarded by {@link #reserving}. */
+        long lastReservation;
+        boolean reservedBefore;
+
+        Budget(String key, PolicyConfig policy) {
+            this.key = key;
+            this.policy = policy;
+            this.ageNanos = policy.localBudgetMillis() * 1_000_000L;
+            this.maxTokens = policy.localBudgetTokens();
+        }
+
+        /** Installs a new batch (the old one's remainder, less than the request's cost, stays until its age). */
+        void install(Batch next) {
+            batch = next;
+            if (retired) {
+                next.retire();
+            }
+        }
+
+        /** Ends the budget: its batch and any batch installed later hold nothing. @return the live tokens it held */
+        long retire(long now) {
+            retired = true;
+            Batch b = batch;
+            if (b == null) {
+                return 0;
+            }
+            long left = b.retire();
+            return b.liveAt(now) ? left : 0;
+        }
+
+        boolean holdsNothingLive(long now) {
+            Batch b = batch;
+            return !reserving.get() && (b == null || !b.liveAt(now) || b.left.get() <= 0);
+        }
+    }
+
+    /** Tokens a request took (or checked) from a budget, to keep if it is admitted or to give back. */
+    record Taken(Batch batch, long tokens, ChargeMode.Charge charge, RateLimitDecision decision) {
+
+        void giveBack() {
+            if (tokens > 0) {
+                batch.giveBack(tokens);
+            }
+        }
+    }
+
+    /** A reservation in flight: made by the one thread that reserves for the budget; {@link #done} or {@link #failed}. */
+    final class Reservation {
+        final Budget budget;
+        final long reserve;
+        final long sentAt;
+
+        Reservation(Budget budget, long reserve, long sentAt) {
+            this.budget = budget;
+            this.reserve = reserve;
+            this.sentAt = sentAt;
+        }
+
+        /**
+         * Installs what Redis reserved and ends the reservation.
+         *
+         * @param decision the decision Redis gave the request
+         * @return the decision as the request tells it: {@code remaining} counts the tokens the node now holds
+         */
+        RateLimitDecision done(BucketOutcome outcome, RateLimitDecision decision) {
+            try {
+                if (outcome.reserved() <= 0) {
+                    return decision;
+                }
+                RateLimitDecision told = RateLimitDecision.of(decision.policy(), decision.allowed(),
+                        Math.min(decision.limit(), decision.remaining() + outcome.reserved()), decision.limit(),
+                        decision.windowSeconds(), 0, decision.resetMillis());
+                budget.install(new Batch(sentAt, budget.ageNanos, outcome.reserved(), decision));
+                return told;
+            } finally {
+                budget.reserving.set(false);
+            }
+        }
+
+        /** Ends a reservation whose decision failed (nothing was installed). */
+        void failed() {
+            budget.reserving.set(false);
+        }
+    }
+
+    private final int maxKeys;
+    private final LongSupplier nanoTime;
+    private final Map<String, Budget> budgets = new ConcurrentHashMap<>();
+
+    LocalBudgets(int maxKeys, LongSupplier nanoTime) {
+        this.maxKeys = maxKeys;
+        this.nanoTime = nanoTime;
+    }
+
+    /**
+     * The budget of {@code key} under {@code policy}, made on first use; one made under other limits (a policy
+     * redefined by a reload) is replaced, its tokens dropped.
+     */
+    Budget budget(String key, PolicyConfig policy) {
+        while (true) {
+            Budget budget = budgets.get(key);
+            if (budget != null && sameLimits(budget.policy, policy)) {
+                return budget;
+            }
+            Budget fresh = new Budget(key, policy);
+            if (budget == null) {
+                if (budgets.size() >= maxKeys) {
+                    makeRoom();
+                }
+                if (budgets.putIfAbsent(key, fresh) == null) {
+                    return fresh;
+                }
+            } else if (budgets.replace(key, budget, fresh)) {
+                budget.retire(nanoTime.getAsLong());
+                return fresh;
+            }
+        }
+    }
+
+    /** Whether a budget made under {@code made} holds tokens valid under {@code now}: same buckets, cost and age. */
+    private static boolean sameLimits(PolicyConfig made, PolicyConfig now) {
+        return made == now || (made.cost() == now.cost() && made.localBudgetMillis() == now.localBudgetMillis()
+                && made.bandwidths().equals(now.bandwidths()));
+    }
+
+    /**
+     * Takes {@code cost} tokens from the budget's live batch for a request of {@code mode} (only checks them for a
+     * mode that is not charged before the response); null when it cannot pay, the miss counted for the next batch.
+     */
+    Taken take(Budget budget, long cost, ChargeMode mode) {
+        Batch batch = budget.batch;
+        long now = nanoTime.getAsLong();
+        if (batch != null && batch.liveAt(now)) {
+            boolean charged = mode.charge() != ChargeMode.Charge.NEVER;
+            if (charged ? batch.take(cost) : batch.holds(cost)) {
+                return new Taken(batch, charged ? cost : 0, mode.charge(), local(budget, batch, now));
+            }
+        }
+        budget.missed.add(cost);
+        return null;
+    }
+
+    /**
+     * Starts the reservation of a request that the budget could not pay for, unless another thread's is in flight
+     * (then the request is decided by Redis alone, and null is returned).
+     */
+    Reservation reserve(Budget budget, long cost) {
+        if (!budget.reserving.compareAndSet(false, true)) {
+            return null;
+        }
+        long now = nanoTime.getAsLong();
+        long batch = cost;
+        Batch last = budget.batch;
+        // what the node used since the last reservation: its misses, and what it took from the batch that one made
+        long used = budget.missed.sumThenReset();
+        if (last != null && last.reservedAt == budget.lastReservation) {
+            used += last.granted - Math.max(0, last.left.get());
+        }
+        if (budget.reservedBefore) {
+            long elapsed = Math.max(1, now - budget.lastReservation);
+            double wanted = Math.ceil(used * (budget.ageNanos / 2.0) / elapsed);
+            batch = (long) Math.min(Math.min(wanted, 2.0 * used), budget.maxTokens);
+            batch = Math.max(cost, batch);
+        }
+        budget.lastReservation = now;
+        budget.reservedBefore = true;
+        return new Reservation(budget, Math.max(0, batch - cost), now);
+    }
+
+    /**
+     * A request admitted from the budget: {@code remaining} counts the tokens the node still holds and what the bucket
+     * held after the reservation ({@code limit} at most); it waits for nothing while a token is left, and the times
+     * Redis answered count down.
+     */
+    private static RateLimitDecision local(Budget budget, Batch batch, long now) {
+        RateLimitDecision r = batch.reserved;
+        long elapsedMillis = (now - batch.reservedAt) / 1_000_000;
+        long remaining = Math.min(r.limit(), Math.max(0, batch.left.get()) + r.remaining());
+        long retry = remaining > 0 ? 0 : Math.max(0, r.retryAfterMillis() - elapsedMillis);
+        return RateLimitDecision.of(budget.policy.name(), true, remaining, r.limit(), r.windowSeconds(), retry,
+                Math.max(0, r.resetMillis() - elapsedMillis));
+    }
+
+    /**
+     * Removes the budgets of the named policies (every budget when {@code policies} is null) and returns the live
+     * tokens each held, one {@code refund} per bucket.
+     *
+     * @param refund gives a bucket's unspent tokens back (a store call); a failure loses them
+     */
+    void returnAll(Set<String> policies, Refund refund) {
+        long now = nanoTime.getAsLong();
+        List<Budget> removed = new ArrayList<>();
+        for (Iterator<Budget> it = budgets.values().iterator(); it.hasNext();) {
+            Budget budget = it.next();
+            if (policies == null || policies.contains(budget.policy.name())) {
+                it.remove();
+                removed.add(budget);
+            }
+        }
+        for (Budget budget : removed) {
+            long left = budget.retire(now);
+            if (left > 0) {
+                refund.give(budget.key, budget.policy, left);
+            }
+        }
+    }
+
+    /** Gives unspent tokens of a budget back to its bucket. */
+    @FunctionalInterface
+    interface Refund {
+        void give(String bucketKey, PolicyConfig policy, long tokens);
+    }
+
+    private void makeRoom() {
+        long now = nanoTime.getAsLong();
+        for (Iterator<Budget> it = budgets.values().iterator(); it.hasNext();) {
+            Budget budget = it.next();
+            if (budget.holdsNothingLive(now)) {
+                budget.retire(now);
+                it.remove();
+            }
+        }
+        int excess = budgets.size() - (maxKeys - Math.max(1, maxKeys / 10));
+        for (Iterator<Budget> it = budgets.values().iterator(); excess > 0 && it.hasNext(); excess--) {
+            it.next().retire(now);
+            it.remove();
+        }
+    }
+
+    /** Keys with a budget now (for tests). */
+    int size() {
+        return budgets.size();
+    }
+}
