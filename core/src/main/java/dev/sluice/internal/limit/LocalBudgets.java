@@ -22,7 +22,9 @@ import java.util.function.LongSupplier;
  * <p><b>The bound.</b> A node holds at most {@link PolicyConfig#localBudgetTokens()} tokens of one key at any moment:
  * one reservation at a time per key and node asks for at most that many less the cost of the request that makes it,
  * and is made only when the batch held cannot pay for that request, so the remainder left (less than the cost) and
- * the new batch stay within it. The bucket in Redis is charged when tokens are reserved, so over any window the key's
+ * the new batch stay within it. Tokens count as spent when a request takes them; those of a request that is then
+ * refused go back to the batch only while it is the key's batch and no reservation is in flight (else they are
+ * dropped), so that giving back never raises what a node holds beside a reservation. The bucket in Redis is charged when tokens are reserved, so over any window the key's
  * requests admitted on every node exceed what the bucket alone would admit by at most what the nodes held at the
  * window's start: {@code nodes × localBudgetTokens()}. Tokens unspent when their age passes are dropped (never spent
  * late); those returned ({@link #returnAll}) move the bucket back.
@@ -153,11 +155,21 @@ final class LocalBudgets {
     }
 
     /** Tokens a request took (or checked) from a budget, to keep if it is admitted or to give back. */
-    record Taken(Batch batch, long tokens, ChargeMode.Charge charge, RateLimitDecision decision) {
+    record Taken(Budget budget, Batch batch, long tokens, ChargeMode.Charge charge, RateLimitDecision decision) {
 
+        /**
+         * Puts the tokens back, while their batch is still the key's and no reservation is in flight (the reservation
+         * flag held meanwhile, never waited for); else they are dropped.
+         */
         void giveBack() {
-            if (tokens > 0) {
-                batch.giveBack(tokens);
+            if (tokens > 0 && budget.reserving.compareAndSet(false, true)) {
+                try {
+                    if (budget.batch == batch) {
+                        batch.giveBack(tokens);
+                    }
+                } finally {
+                    budget.reserving.set(false);
+                }
             }
         }
     }
@@ -251,7 +263,7 @@ final class LocalBudgets {
         if (batch != null && batch.liveAt(now)) {
             boolean charged = mode.charge() != ChargeMode.Charge.NEVER;
             if (charged ? batch.take(cost) : batch.holds(cost)) {
-                return new Taken(batch, charged ? cost : 0, mode.charge(), local(budget, batch, now));
+                return new Taken(budget, batch, charged ? cost : 0, mode.charge(), local(budget, batch, now));
             }
         }
         budget.missed.add(cost);
@@ -267,8 +279,13 @@ final class LocalBudgets {
             return null;
         }
         long now = nanoTime.getAsLong();
-        long batch = cost;
         Batch last = budget.batch;
+        if (last != null && last.liveAt(now) && last.holds(cost)) {
+            // tokens came back since the miss: a reservation now could hold more than the bound
+            budget.reserving.set(false);
+            return null;
+        }
+        long batch = cost;
         // what the node used since the last reservation: its misses, and what it took from the batch that one made
         long used = budget.missed.sumThenReset();
         if (last != null && last.reservedAt == budget.lastReservation) {
