@@ -38,4 +38,11 @@ public final class Engines {
                                        CircuitBreaker breaker, DenyCache denials) {
         return new RateLimitEngine(store, keyPrefix, breaker, denials, () -> OwnWatchdog.WATCHDOG, metrics.rateLimits());
     }
+
+    /** As {@link #over(RateLimitStore, String, SluiceMetrics, CircuitBreaker, DenyCache)}, aging on {@code nanoTime}. */
+    public static RateLimitEngine over(RateLimitStore store, String keyPrefix, SluiceMetrics metrics,
+                                       CircuitBreaker breaker, DenyCache denials, java.util.function.LongSupplier nanoTime) {
+        return new RateLimitEngine(store, keyPrefix, breaker, denials, () -> OwnWatchdog.WATCHDOG, metrics.rateLimits(),
+                nanoTime);
+    }
 }

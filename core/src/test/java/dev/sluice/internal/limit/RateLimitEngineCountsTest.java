@@ -61,7 +61,7 @@ class RateLimitEngineCountsTest {
     private final CircuitBreaker breaker = new CircuitBreaker(2, Duration.ofSeconds(1), nanos::get, "test store",
             metrics.redis());
     private final DenyCache denials = new DenyCache(10, nanos::get);
-    private final RateLimitEngine engine = Engines.over(store, "sluice", metrics, breaker, denials);
+    private final RateLimitEngine engine = Engines.over(store, "sluice", metrics, breaker, denials, nanos::get);
 
     private Map<String, PolicyConfig> policies(String... keysAndValues) {
         java.util.Map<String, String> settings = new java.util.HashMap<>();
@@ -164,5 +164,73 @@ class RateLimitEngineCountsTest {
         assertThat(engine.denials()).isSameAs(denials);
         assertThat(engine.breaker()).isSameAs(breaker);
         assertThat(engine.newPermitId()).isNotEqualTo(engine.newPermitId());
+    }
+
+    /** A policy of 100 a minute whose node holds up to 100 tokens (an age of a minute, on the still clock). */
+    private PolicyConfig budgeted(Map<String, PolicyConfig> p) {
+        return p.get("hot").withLocalBudget(60_000);
+    }
+
+    /** Decides until the node holds {@code tokens}: reservations of 0, 1, 3, 7... then the last one's tokens spent. */
+    private void holdTokens(PolicyConfig hot) {
+        for (int i = 0; i < 4; i++) {
+            engine.decide(hot, "k", 1); // the node holds 3 after the fourth
+        }
+    }
+
+    @Test
+    void anAdmissionPaidFromTheLocalBudgetCountsAsAllowedAndAsAllowedLocally() {
+        PolicyConfig hot = budgeted(policies("sluice.limit.hot.rate", "100/1m"));
+        holdTokens(hot);
+        engine.decide(hot, "k", 1);
+        engine.decide(hot, "k", 1);
+        assertThat(metrics.policy("hot").allowedCount()).isEqualTo(6);
+        assertThat(metrics.policy("hot").allowedLocallyCount()).as("the third and the last two").isEqualTo(3);
+    }
+
+    @Test
+    void whileTheStoreIsDownTheTokensANodeHoldsAreStillSpent() {
+        PolicyConfig hot = budgeted(policies("sluice.limit.hot.rate", "100/1m",
+                "sluice.limit.hot.on-redis-failure", "deny"));
+        holdTokens(hot);
+        down = true;
+        for (int i = 0; i < 3; i++) {
+            assertThat(engine.admit(List.of(new LimitCall(hot, "k", 1))).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        }
+        assertThat(engine.admit(List.of(new LimitCall(hot, "k", 1))).outcome())
+                .as("none left: on-redis-failure").isEqualTo(Admission.Outcome.UNAVAILABLE_REFUSED);
+        assertThat(metrics.policy("hot").redisErrorCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aRefusalFromTheDenyCacheGivesTheTokensOfTheRequestsOtherPoliciesBack() {
+        Map<String, PolicyConfig> p = policies("sluice.limit.hot.rate", "100/1m", "sluice.limit.once.rate", "1/1h");
+        PolicyConfig hot = budgeted(p);
+        holdTokens(hot);
+        engine.decide(p.get("once"), "k", 1);
+        assertThat(engine.decide(p.get("once"), "k", 1).allowed()).isFalse(); // remembered
+        List<LimitCall> both = List.of(new LimitCall(hot, "k", 1), new LimitCall(p.get("once"), "k", 1));
+        for (int i = 0; i < 5; i++) {
+            assertThat(engine.decide(both)).singleElement().matches(d -> !d.allowed());
+        }
+        assertThat(metrics.policy("once").deniedLocallyCount()).isEqualTo(5);
+        long asked = metrics.policy("hot").allowedCount() - metrics.policy("hot").allowedLocallyCount();
+        for (int i = 0; i < 3; i++) {
+            engine.decide(hot, "k", 1);
+        }
+        assertThat(metrics.policy("hot").allowedCount() - metrics.policy("hot").allowedLocallyCount())
+                .as("the three tokens are still the node's").isEqualTo(asked);
+    }
+
+    @Test
+    void aBudgetedKeyThatRedisRefusedIsThenRefusedByTheDenyCache() {
+        PolicyConfig hot = budgeted(policies("sluice.limit.hot.rate", "3/1h")).withLocalBudget(3_600_000);
+        for (int i = 0; i < 3; i++) {
+            assertThat(engine.decide(hot, "k", 1).allowed()).isTrue();
+        }
+        assertThat(engine.decide(hot, "k", 1).allowed()).isFalse();
+        assertThat(engine.decide(hot, "k", 1).allowed()).isFalse();
+        assertThat(metrics.policy("hot").deniedCount()).isEqualTo(2);
+        assertThat(metrics.policy("hot").deniedLocallyCount()).isEqualTo(1);
     }
 }
