@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -39,7 +39,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe and lock-free: a take is one compare-and-set on the batch's count; the one thread that reserves for
  * a key is chosen by a compare-and-set, and other threads that find the batch empty meanwhile are decided by Redis
- * without reserving (nobody waits for a reservation).
+ * without reserving (nobody waits for a reservation, and a reservation is not started while tokens come back).
  */
 final class LocalBudgets {
 
@@ -48,6 +48,8 @@ final class LocalBudgets {
 
     /** A batch's count once it was dropped or returned: no take can succeed on it. */
     private static final long RETIRED = -1;
+    /** A budget's state while one thread reserves its next batch. */
+    private static final int RESERVING = -1;
 
     /**
      * Tokens reserved by one decision, spent locally until {@link #expiresAt} (the monotonic clock, counted from
@@ -115,10 +117,14 @@ final class LocalBudgets {
         final long maxTokens;
         volatile Batch batch;
         volatile boolean retired;
-        final AtomicBoolean reserving = new AtomicBoolean();
+        /**
+         * {@link #RESERVING} while one thread reserves the next batch, else how many requests are giving tokens back
+         * at this moment: the two exclude each other, so that nothing comes back beside a reservation in flight.
+         */
+        final AtomicInteger state = new AtomicInteger();
         /** Tokens asked by requests that the batch could not pay for, since the last reservation. */
         final LongAdder missed = new LongAdder();
-        /** When the last reservation was sent; guarded by {@link #reserving}. */
+        /** When the last reservation was sent; written only by the thread that set {@link #RESERVING}. */
         long lastReservation;
         boolean reservedBefore;
 
@@ -150,7 +156,7 @@ final class LocalBudgets {
 
         boolean holdsNothingLive(long now) {
             Batch b = batch;
-            return !reserving.get() && (b == null || !b.liveAt(now) || b.left.get() <= 0);
+            return state.get() != RESERVING && (b == null || !b.liveAt(now) || b.left.get() <= 0);
         }
     }
 
@@ -158,27 +164,41 @@ final class LocalBudgets {
     record Taken(Budget budget, Batch batch, long tokens, ChargeMode.Charge charge, RateLimitDecision decision) {
 
         /**
-         * Puts the tokens back, while their batch is still the key's and no reservation is in flight (the reservation
-         * flag held meanwhile, never waited for); else they are dropped.
+         * Puts the tokens back while their batch is still the key's and no reservation is in flight (none can start
+         * meanwhile; a reservation is never waited for); else they are dropped.
          */
         void giveBack() {
-            if (tokens > 0 && budget.reserving.compareAndSet(false, true)) {
-                try {
-                    if (budget.batch == batch) {
-                        batch.giveBack(tokens);
-                    }
-                } finally {
-                    budget.reserving.set(false);
+            if (tokens <= 0) {
+                return;
+            }
+            AtomicInteger state = budget.state;
+            int s;
+            do {
+                s = state.get();
+                if (s == RESERVING) {
+                    return;
                 }
+            } while (!state.compareAndSet(s, s + 1));
+            try {
+                if (budget.batch == batch) {
+                    batch.giveBack(tokens);
+                }
+            } finally {
+                state.decrementAndGet();
             }
         }
     }
 
-    /** A reservation in flight: made by the one thread that reserves for the budget; {@link #done} or {@link #failed}. */
+    /**
+     * A reservation in flight, made by the one thread that reserves for the budget and ended by it with {@link #done}
+     * or {@link #failed}. Not thread-safe: it stays with that thread.
+     */
     final class Reservation {
         final Budget budget;
         final long reserve;
         final long sentAt;
+        /** Used by the reserving thread alone. */
+        private boolean ended;
 
         Reservation(Budget budget, long reserve, long sentAt) {
             this.budget = budget;
@@ -203,13 +223,20 @@ final class LocalBudgets {
                 budget.install(new Batch(sentAt, budget.ageNanos, outcome.reserved(), decision));
                 return told;
             } finally {
-                budget.reserving.set(false);
+                end();
             }
         }
 
-        /** Ends a reservation whose decision failed (nothing was installed). */
+        /** Ends a reservation whose decision failed (nothing was installed); nothing if it has ended. */
         void failed() {
-            budget.reserving.set(false);
+            end();
+        }
+
+        private void end() {
+            if (!ended) {
+                ended = true;
+                budget.state.set(0);
+            }
         }
     }
 
@@ -275,14 +302,14 @@ final class LocalBudgets {
      * (then the request is decided by Redis alone, and null is returned).
      */
     Reservation reserve(Budget budget, long cost) {
-        if (!budget.reserving.compareAndSet(false, true)) {
-            return null;
+        if (!budget.state.compareAndSet(0, RESERVING)) {
+            return null; // another thread reserves, or tokens are coming back
         }
         long now = nanoTime.getAsLong();
         Batch last = budget.batch;
         if (last != null && last.liveAt(now) && last.holds(cost)) {
             // tokens came back since the miss: a reservation now could hold more than the bound
-            budget.reserving.set(false);
+            budget.state.set(0);
             return null;
         }
         long batch = cost;

@@ -197,7 +197,7 @@ public final class RateLimitEngine {
         for (int i = 0; i < n; i++) {
             LimitCall call = calls.get(i);
             keys[i] = key(call);
-            if (call.policy().hasLocalBudget() && !call.mode().concurrency()) {
+            if (call.policy().hasLocalBudget() && !call.mode().concurrency() && call.mode() != ChargeMode.REFUND) {
                 if (budgetOf == null) {
                     budgetOf = new LocalBudgets.Budget[n];
                     taken = new LocalBudgets.Taken[n];

@@ -232,6 +232,28 @@ class LocalBudgetsTest {
     }
 
     @Test
+    void endingAReservationTwiceNeverEndsTheNextOne() {
+        LocalBudgets.Budget budget = budgets.budget("sluice:rl:{hot:k}", HOT);
+        LocalBudgets.Reservation first = budgets.reserve(budget, 1);
+        first.done(new BucketOutcome(true, 0, 0, 0, 0, 0), admitted(0));
+        LocalBudgets.Reservation second = budgets.reserve(budget, 1);
+        assertThat(second).isNotNull();
+        first.failed(); // the engine ends every reservation of a request once more when it is done
+        assertThat(budgets.reserve(budget, 1)).as("the second is still in flight").isNull();
+        second.failed();
+        assertThat(budgets.reserve(budget, 1)).isNotNull();
+    }
+
+    @Test
+    void noReservationStartsWhileTokensComeBack() {
+        LocalBudgets.Budget budget = budgets.budget("sluice:rl:{hot:k}", HOT);
+        budget.state.incrementAndGet(); // a request giving its tokens back at this moment
+        assertThat(budgets.reserve(budget, 1)).isNull();
+        budget.state.decrementAndGet();
+        assertThat(budgets.reserve(budget, 1)).isNotNull();
+    }
+
+    @Test
     void aPolicyRedefinedWithOtherLimitsStartsAfreshItsOldTokensDropped() {
         LocalBudgets.Budget budget = budgets.budget("sluice:rl:{hot:k}", HOT);
         budgets.take(budget, 1, ChargeMode.ENFORCE);
