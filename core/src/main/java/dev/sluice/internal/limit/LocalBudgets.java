@@ -20,9 +20,8 @@ import java.util.function.LongSupplier;
  * here without a Redis call until they are spent or their age ({@link PolicyConfig#localBudgetMillis()}) has passed.
  *
  * <p><b>The bound.</b> A node holds at most {@link PolicyConfig#localBudgetTokens()} tokens of one key at any moment:
- * one reservation at a time per key and node asks for at most that many less the cost of the request that makes it,
- * and is made only when the batch held cannot pay for that request, so the remainder left (less than the cost) and
- * the new batch stay within it. Tokens count as spent when a request takes them; those of a request that is then
+ * one reservation at a time per key and node asks for at most that many less the cost and less what the node still
+ * holds of its batch, which only decreases while the reservation travels. Tokens count as spent when a request takes them; those of a request that is then
  * refused go back to the batch only while it is the key's batch and no reservation is in flight (else they are
  * dropped), so that giving back never raises what a node holds beside a reservation. The bucket in Redis is charged when tokens are reserved, so over any window the key's
  * requests admitted on every node exceed what the bucket alone would admit by at most what the nodes held at the
@@ -33,6 +32,8 @@ import java.util.function.LongSupplier;
  * an age at the rate it used it (so that a batch is normally spent well before its age), at most twice what it used
  * and at most {@link PolicyConfig#localBudgetTokens()}, at least the request's cost: a node that sees one request a
  * minute reserves only that request's own tokens, a busy one doubles its batch at each reservation up to the bound.
+ * The next batch is asked for when a quarter of the last is left, by a request paid from it that also sends a check
+ * reserving the next batch (deciding nothing), so that a busy key does not run dry while the reservation travels.
  *
  * <p><b>Memory.</b> At most {@link #MAX_KEYS} keys are held; when full, budgets that hold nothing live make room,
  * then arbitrary ones, whose tokens are dropped (lost to the bucket, never spent).
@@ -50,6 +51,8 @@ final class LocalBudgets {
     private static final long RETIRED = -1;
     /** A budget's state while one thread reserves its next batch. */
     private static final int RESERVING = -1;
+    /** The next batch is reserved once fewer than this part of the last one's tokens are left. */
+    static final int LOW_WATER = 4;
 
     /**
      * Tokens reserved by one decision, spent locally until {@link #expiresAt} (the monotonic clock, counted from
@@ -160,8 +163,17 @@ final class LocalBudgets {
         }
     }
 
-    /** Tokens a request took (or checked) from a budget, to keep if it is admitted or to give back. */
-    record Taken(Budget budget, Batch batch, long tokens, ChargeMode.Charge charge, RateLimitDecision decision) {
+    /** What a budget made of one call: {@link Taken} or {@link Reservation} ({@link #claim}). */
+    sealed interface Claim permits Taken, Reservation {
+    }
+
+    /**
+     * Tokens a request took (or checked) from a budget, to keep if it is admitted or to give back.
+     *
+     * @param refresh the reservation of the next batch this request makes beside, or null
+     */
+    record Taken(Budget budget, Batch batch, long tokens, ChargeMode.Charge charge, RateLimitDecision decision,
+                 Reservation refresh) implements Claim {
 
         /**
          * Puts the tokens back while their batch is still the key's and no reservation is in flight (none can start
@@ -193,7 +205,7 @@ final class LocalBudgets {
      * A reservation in flight, made by the one thread that reserves for the budget and ended by it with {@link #done}
      * or {@link #failed}. Not thread-safe: it stays with that thread.
      */
-    final class Reservation {
+    static final class Reservation implements Claim {
         final Budget budget;
         final long reserve;
         final long sentAt;
@@ -281,52 +293,71 @@ final class LocalBudgets {
     }
 
     /**
-     * Takes {@code cost} tokens from the budget's live batch for a request of {@code mode} (only checks them for a
-     * mode that is not charged before the response); null when it cannot pay, the miss counted for the next batch.
+     * What the budget makes of one call of {@code cost} in {@code mode}:
+     * <ul>
+     *   <li>{@link Taken}: the node's live batch pays for it (a mode charged after the response only checks the
+     *       tokens); with a {@link Taken#refresh() refresh} when that leaves the batch with less than a
+     *       {@value #LOW_WATER}th of what it was given and this thread is to reserve the next one, so that it arrives
+     *       before this one runs out (the call then also goes to the store, as a check that reserves and decides
+     *       nothing);</li>
+     *   <li>a {@link Reservation}: the batch cannot pay, and this thread reserves the next batch with the call, which
+     *       the store decides;</li>
+     *   <li>null: the batch cannot pay and another thread reserves (or tokens are coming back): the store decides the
+     *       call alone.</li>
+     * </ul>
+     * A call the batch could not pay for is counted for the next batch's size.
      */
-    Taken take(Budget budget, long cost, ChargeMode mode) {
-        Batch batch = budget.batch;
+    Claim claim(Budget budget, long cost, ChargeMode mode) {
         long now = nanoTime.getAsLong();
-        if (batch != null && batch.liveAt(now)) {
-            boolean charged = mode.charge() != ChargeMode.Charge.NEVER;
-            if (charged ? batch.take(cost) : batch.holds(cost)) {
-                return new Taken(budget, batch, charged ? cost : 0, mode.charge(), local(budget, batch, now));
+        Batch batch = budget.batch;
+        boolean live = batch != null && batch.liveAt(now);
+        boolean charged = mode.charge() != ChargeMode.Charge.NEVER;
+        if (live && (charged ? batch.take(cost) : batch.holds(cost))) {
+            Reservation refresh = null;
+            if (batch.left.get() < batch.granted / LOW_WATER && budget.state.get() == 0) {
+                refresh = startReservation(budget, cost, now, true);
             }
+            return new Taken(budget, batch, charged ? cost : 0, mode.charge(), local(budget, batch, now), refresh);
         }
         budget.missed.add(cost);
-        return null;
+        return startReservation(budget, cost, now, false);
     }
 
     /**
-     * Starts the reservation of a request that the budget could not pay for, unless another thread's is in flight
-     * (then the request is decided by Redis alone, and null is returned).
+     * Makes this thread the one that reserves the budget's next batch, unless another is (or tokens are coming back).
+     * The batch is what the node used since the last reservation (its calls the batch could not pay for, and what it
+     * took from the batch that reservation made), scaled to half an age at the pace it used it; at most twice that,
+     * and never so much that it and the tokens still held (which only decrease while it is in flight) exceed the
+     * bound.
+     *
+     * @param paid whether the call that reserves was paid from the batch (a refresh: it reserves its batch alone)
+     * @return the reservation; null when another thread reserves, or when a refresh would reserve nothing
      */
-    Reservation reserve(Budget budget, long cost) {
+    private Reservation startReservation(Budget budget, long cost, long now, boolean paid) {
         if (!budget.state.compareAndSet(0, RESERVING)) {
-            return null; // another thread reserves, or tokens are coming back
-        }
-        long now = nanoTime.getAsLong();
-        Batch last = budget.batch;
-        if (last != null && last.liveAt(now) && last.holds(cost)) {
-            // tokens came back since the miss: a reservation now could hold more than the bound
-            budget.state.set(0);
             return null;
         }
-        long batch = cost;
-        // what the node used since the last reservation: its misses, and what it took from the batch that one made
+        Batch last = budget.batch;
+        long held = last != null && last.liveAt(now) ? Math.max(0, last.left.get()) : 0;
         long used = budget.missed.sumThenReset();
         if (last != null && last.reservedAt == budget.lastReservation) {
             used += last.granted - Math.max(0, last.left.get());
         }
+        long batch = cost;
         if (budget.reservedBefore) {
             long elapsed = Math.max(1, now - budget.lastReservation);
             double wanted = Math.ceil(used * (budget.ageNanos / 2.0) / elapsed);
-            batch = (long) Math.min(Math.min(wanted, 2.0 * used), budget.maxTokens);
-            batch = Math.max(cost, batch);
+            batch = Math.max(cost, (long) Math.min(Math.min(wanted, 2.0 * used), budget.maxTokens));
+        }
+        // A call the store decides takes its own cost beside the reserve; a refresh was paid already.
+        long reserve = Math.max(0, Math.min(paid ? batch : batch - cost, budget.maxTokens - (paid ? 0 : cost) - held));
+        if (paid && reserve == 0) {
+            budget.state.set(0);
+            return null;
         }
         budget.lastReservation = now;
         budget.reservedBefore = true;
-        return new Reservation(budget, Math.max(0, batch - cost), now);
+        return new Reservation(budget, reserve, now);
     }
 
     /**

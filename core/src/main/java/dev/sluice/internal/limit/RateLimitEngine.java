@@ -176,11 +176,12 @@ public final class RateLimitEngine {
      * returned (their wait counted down).
      *
      * <p>A call whose policy has a local budget ({@link LocalBudgets}) is paid from the tokens the node holds for its
-     * key when they suffice, without the store: a request whose every call is paid so costs no Redis call. Tokens
-     * taken for a request that is then refused (by the deny cache, the store, or when the store fails) are given back,
-     * except a shadowed call's when the store refused the request, which the store would have charged too. A call the
-     * budget cannot pay for goes to the store, and reserves the key's next batch there if no other thread of this node
-     * is reserving one.
+     * key when they suffice, without the store: a request whose every call is paid so costs no Redis call (unless one
+     * of them leaves its batch low and reserves the next one with a check that decides nothing). Tokens taken for a
+     * request that is then refused (by the deny cache, the store, or when the store fails) are given back, except a
+     * shadowed call's when the store refused the request, which the store would have charged too. A call the budget
+     * cannot pay for goes to the store, and reserves the key's next batch there if no other thread of this node is
+     * reserving one.
      *
      * @return one decision per call, in order; or, for a request refused locally, its refusing decisions
      * @throws StoreUnavailableException when the store cannot be reached, or the breaker skips it
@@ -191,20 +192,28 @@ public final class RateLimitEngine {
         }
         int n = calls.size();
         String[] keys = new String[n];
-        LocalBudgets.Budget[] budgetOf = null;
         LocalBudgets.Taken[] taken = null;
+        LocalBudgets.Reservation[] reservations = null;
         int paidLocally = 0;
+        boolean refreshing = false;
         for (int i = 0; i < n; i++) {
             LimitCall call = calls.get(i);
             keys[i] = key(call);
             if (call.policy().hasLocalBudget() && !call.mode().concurrency() && call.mode() != ChargeMode.REFUND) {
-                if (budgetOf == null) {
-                    budgetOf = new LocalBudgets.Budget[n];
+                if (taken == null) {
                     taken = new LocalBudgets.Taken[n];
+                    reservations = new LocalBudgets.Reservation[n];
                 }
-                budgetOf[i] = budgets.budget(keys[i], call.policy());
-                taken[i] = budgets.take(budgetOf[i], call.cost(), call.mode());
-                paidLocally += taken[i] != null ? 1 : 0;
+                LocalBudgets.Claim claim = budgets.claim(budgets.budget(keys[i], call.policy()), call.cost(),
+                        call.mode());
+                if (claim instanceof LocalBudgets.Taken t) {
+                    taken[i] = t;
+                    reservations[i] = t.refresh();
+                    refreshing |= t.refresh() != null;
+                    paidLocally++;
+                } else {
+                    reservations[i] = (LocalBudgets.Reservation) claim;
+                }
             }
         }
         if (paidLocally == n) {
@@ -212,17 +221,19 @@ public final class RateLimitEngine {
             for (LocalBudgets.Taken t : taken) {
                 decisions.add(t.decision());
             }
+            if (refreshing) {
+                refresh(calls, keys, reservations);
+            }
             report(calls, decisions, true, taken);
             return decisions;
         }
-        List<RateLimitDecision> refusedLocally = refusedLocally(calls, keys, taken);
-        if (refusedLocally != null) {
-            giveBack(taken, false);
-            return refusedLocally;
-        }
-        LocalBudgets.Reservation[] reservations = budgetOf == null ? null : new LocalBudgets.Reservation[n];
         try {
-            return decideInStore(calls, keys, budgetOf, taken, reservations);
+            List<RateLimitDecision> refusedLocally = refusedLocally(calls, keys, taken);
+            if (refusedLocally != null) {
+                giveBack(taken, false);
+                return refusedLocally;
+            }
+            return decideInStore(calls, keys, taken, reservations);
         } finally {
             for (int i = 0; reservations != null && i < n; i++) {
                 if (reservations[i] != null) {
@@ -232,14 +243,18 @@ public final class RateLimitEngine {
         }
     }
 
-    /** The calls not paid from a local budget, in one store call; the others' decisions in their places. */
-    private List<RateLimitDecision> decideInStore(List<LimitCall> calls, String[] keys, LocalBudgets.Budget[] budgetOf,
-                                                  LocalBudgets.Taken[] taken, LocalBudgets.Reservation[] reservations) {
+    /**
+     * The calls not paid from a local budget, in one store call, with the checks of those paid that reserve their
+     * next batch; the others' decisions in their places.
+     */
+    private List<RateLimitDecision> decideInStore(List<LimitCall> calls, String[] keys, LocalBudgets.Taken[] taken,
+                                                  LocalBudgets.Reservation[] reservations) {
         int n = calls.size();
         List<BucketRequest> requests = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             LimitCall call = calls.get(i);
-            if (taken != null && taken[i] != null) {
+            boolean paid = taken != null && taken[i] != null;
+            if (paid && reservations[i] == null) {
                 continue;
             }
             if (call.mode().concurrency()) {
@@ -248,12 +263,11 @@ public final class RateLimitEngine {
                 continue;
             }
             List<BucketRequest.Limit> limits = limits(call.policy().bandwidths());
-            if (budgetOf != null && budgetOf[i] != null) {
-                reservations[i] = budgets.reserve(budgetOf[i], call.cost());
-            }
             long reserve = reservations != null && reservations[i] != null ? reservations[i].reserve : 0;
-            requests.add(reserve > 0 ? BucketRequest.reserving(keys[i], call.cost(), limits, call.mode(), reserve)
-                    : new BucketRequest(keys[i], call.cost(), limits, call.mode()));
+            // a paid call's refresh: a check of its cost that reserves the next batch and decides nothing
+            ChargeMode mode = paid ? ChargeMode.SHADOW_CHECK : call.mode();
+            requests.add(reserve > 0 ? BucketRequest.reserving(keys[i], call.cost(), limits, mode, reserve)
+                    : new BucketRequest(keys[i], call.cost(), limits, mode));
         }
         List<BucketOutcome> outcomes;
         try {
@@ -278,6 +292,10 @@ public final class RateLimitEngine {
         for (int i = 0, r = 0; i < n; i++) {
             LimitCall call = calls.get(i);
             if (taken != null && taken[i] != null) {
+                if (reservations[i] != null) {
+                    BucketOutcome refresh = outcomes.get(r++);
+                    reservations[i].done(refresh, toDecision(call.policy(), refresh));
+                }
                 decisions.add(taken[i].decision());
                 continue;
             }
@@ -301,6 +319,38 @@ public final class RateLimitEngine {
         }
         report(calls, decisions, admitted, taken);
         return decisions;
+    }
+
+    /**
+     * Reserves the next batches of a request paid wholly from local budgets: one store call of checks that decide
+     * nothing. When it fails, the request stays admitted (it was paid) and the next request asks again.
+     */
+    private void refresh(List<LimitCall> calls, String[] keys, LocalBudgets.Reservation[] reservations) {
+        List<BucketRequest> requests = new ArrayList<>(1);
+        for (int i = 0; i < keys.length; i++) {
+            if (reservations[i] != null) {
+                requests.add(BucketRequest.reserving(keys[i], calls.get(i).cost(),
+                        limits(calls.get(i).policy().bandwidths()), ChargeMode.SHADOW_CHECK, reservations[i].reserve));
+            }
+        }
+        try {
+            List<BucketOutcome> outcomes = breaker.call("the reservation of a local budget",
+                    () -> store.consume(requests));
+            for (int i = 0, r = 0; i < keys.length; i++) {
+                if (reservations[i] != null) {
+                    BucketOutcome outcome = outcomes.get(r++);
+                    reservations[i].done(outcome, toDecision(calls.get(i).policy(), outcome));
+                }
+            }
+        } catch (StoreUnavailableException e) {
+            // paid already; the tokens still held are spent while Redis cannot be asked
+        } finally {
+            for (LocalBudgets.Reservation reservation : reservations) {
+                if (reservation != null) {
+                    reservation.failed(); // ends it if it has not been done
+                }
+            }
+        }
     }
 
     /**

@@ -233,4 +233,23 @@ class RateLimitEngineCountsTest {
         assertThat(metrics.policy("hot").deniedCount()).isEqualTo(2);
         assertThat(metrics.policy("hot").deniedLocallyCount()).isEqualTo(1);
     }
+
+    @Test
+    void aRequestPaidLocallyStaysAdmittedWhenTheReservationOfItsNextBatchFails() {
+        PolicyConfig hot = budgeted(policies("sluice.limit.hot.rate", "100/1m",
+                "sluice.limit.hot.on-redis-failure", "deny"));
+        for (int i = 0; i < 8; i++) {
+            engine.decide(hot, "k", 1); // reservations of 0, 1, 3 and 7: the node holds 7
+        }
+        down = true;
+        for (int i = 0; i < 7; i++) {
+            // the seventh spends the last token and asks for the next batch, which fails
+            assertThat(engine.admit(List.of(new LimitCall(hot, "k", 1))).outcome()).as("request %d", i)
+                    .isEqualTo(Admission.Outcome.ADMITTED);
+        }
+        assertThat(metrics.policy("hot").allowedLocallyCount()).as("four before, seven while down").isEqualTo(4 + 7);
+        assertThat(metrics.policy("hot").redisErrorCount()).isZero();
+        assertThat(engine.admit(List.of(new LimitCall(hot, "k", 1))).outcome()).isEqualTo(
+                Admission.Outcome.UNAVAILABLE_REFUSED);
+    }
 }
