@@ -123,7 +123,8 @@ final class Gcra {
                     waits[p] = Math.max(waits[p], ceilDiv(bucket.moved - bucket.span, bucket.units));
                 }
             }
-            if (request.mode().charge() == ChargeMode.Charge.ALWAYS || request.mode().charge() == ChargeMode.Charge.REFUND) {
+            ChargeMode.Charge unconditional = request.mode().charge();
+            if (unconditional == ChargeMode.Charge.ALWAYS || unconditional == ChargeMode.Charge.REFUND) {
                 ok[p] = true;
                 never[p] = false;
             }

@@ -21,19 +21,21 @@ import java.util.function.LongSupplier;
  *
  * <p><b>The bound.</b> A node holds at most {@link PolicyConfig#localBudgetTokens()} tokens of one key at any moment:
  * one reservation at a time per key and node asks for at most that many less the cost and less what the node still
- * holds of its batch, which only decreases while the reservation travels. Tokens count as spent when a request takes them; those of a request that is then
- * refused go back to the batch only while it is the key's batch and no reservation is in flight (else they are
- * dropped), so that giving back never raises what a node holds beside a reservation. The bucket in Redis is charged when tokens are reserved, so over any window the key's
- * requests admitted on every node exceed what the bucket alone would admit by at most what the nodes held at the
- * window's start: {@code nodes × localBudgetTokens()}. Tokens unspent when their age passes are dropped (never spent
- * late); those returned ({@link #returnAll}) move the bucket back.
+ * holds, which only decreases while the reservation travels. Tokens count as spent when a request takes them; those
+ * of a request that is then refused go back only while their batch is the key's and no reservation is in flight (else
+ * they are dropped), so that giving back never raises what a node holds beside a reservation. The bucket in Redis is
+ * charged when tokens are reserved, so over any window the key's requests admitted on every node exceed what the
+ * bucket alone would admit by at most what the nodes held at the window's start: {@code nodes ×
+ * localBudgetTokens()}. Tokens unspent when their age passes are dropped (never spent late); those returned
+ * ({@link #returnAll}) move the bucket back.
  *
  * <p><b>The batch.</b> Each reservation asks for what the node used of the key since the previous one, scaled to half
- * an age at the rate it used it (so that a batch is normally spent well before its age), at most twice what it used
- * and at most {@link PolicyConfig#localBudgetTokens()}, at least the request's cost: a node that sees one request a
- * minute reserves only that request's own tokens, a busy one doubles its batch at each reservation up to the bound.
- * The next batch is asked for when half of the last is left, by a request paid from it that also sends a check
- * reserving the next batch (deciding nothing), so that a busy key does not run dry while the reservation travels.
+ * an age at the rate it used it (so that a batch is normally spent well before its age); at most twice what it used
+ * plus what it still holds, at least the request's cost: a node that sees one request a minute reserves only that
+ * request's own tokens, a busy one about doubles its batch at each reservation up to the bound. The next batch is asked
+ * for when half of the last is left, by a request paid from it that also sends a check reserving the next batch
+ * (deciding nothing), so that a busy key does not run dry while the reservation travels; requests then spend what is
+ * left of the older batch first.
  *
  * <p><b>Memory.</b> At most {@link #MAX_KEYS} keys are held; when full, budgets that hold nothing live make room,
  * then arbitrary ones, whose tokens are dropped (lost to the bucket, never spent).
@@ -137,7 +139,7 @@ final class LocalBudgets {
         final AtomicInteger state = new AtomicInteger();
         /** Tokens asked by requests that the batch could not pay for, since the last reservation. */
         final LongAdder missed = new LongAdder();
-        /** When the last reservation was sent; written only by the thread that set {@link #RESERVING}, as the next two. */
+        /** When the last reservation was sent; written, as the next three, only by the thread that reserves. */
         long lastReservation;
         boolean reservedBefore;
         /** The key's batch when the last reservation was sent, and what it held then. */
@@ -171,7 +173,11 @@ final class LocalBudgets {
             }
         }
 
-        /** Ends the budget: its batches and any batch installed later hold nothing. @return the live tokens they held */
+        /**
+         * Ends the budget: its batches and any batch installed later hold nothing.
+         *
+         * @return the live tokens they held
+         */
         long retire(long now) {
             retired = true;
             return retireAll(batch, now, true);
