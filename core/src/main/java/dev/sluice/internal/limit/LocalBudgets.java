@@ -389,10 +389,6 @@ final class LocalBudgets {
         for (Batch b = last; b != null; b = b.previous) {
             held += b.liveAt(now) ? Math.max(0, b.left.get()) : 0;
         }
-        if (paid && held >= budget.maxTokens) {
-            budget.state.set(0); // holds the bound already: nothing to add
-            return null;
-        }
         // what the node used since the last reservation: the calls the batch could not pay for, what it took from
         // the batch it had then, and from the one that reservation brought
         long used = budget.missed.sumThenReset();
@@ -409,7 +405,8 @@ final class LocalBudgets {
             double wanted = Math.ceil(used * (budget.ageNanos / 2.0) / elapsed);
             batch = Math.max(cost, (long) Math.min(Math.min(wanted, 2.0 * used + held), budget.maxTokens));
         }
-        // A call the store decides takes its own cost beside the reserve; a refresh was paid already.
+        // A call the store decides takes its own cost beside the reserve; a refresh was paid already. A refresh never
+        // finds the node holding its bound: the batch it was paid from lost that token, and the older one only shrinks.
         long reserve = Math.max(0, Math.min(paid ? batch : batch - cost, budget.maxTokens - (paid ? 0 : cost) - held));
         budget.lastReservation = now;
         budget.reservedBefore = true;

@@ -478,7 +478,7 @@ abstract class AbstractRateLimitContractTest {
         int calls = storeCalls.get();
         budgeted.returnLocalBudgets(java.util.Set.of("other"));
         assertThat(storeCalls.get()).as("another policy's budgets only").isEqualTo(calls);
-        budgeted.returnLocalBudgets();
+        budgeted.returnLocalBudgets(java.util.Set.of("hot"));
         assertThat(storeCalls.get() - calls).as("one call for the one bucket").isEqualTo(1);
         assertThat(leftInTheBucket(hot, "k")).isEqualTo(20 - 5);
         budgeted.returnLocalBudgets();

@@ -81,11 +81,16 @@ class GcraProtocolTest {
 
     @Test
     void aReservationBeyondTheReserveNegativeOrWithARefusalIsRefusedNamingTheScript() {
-        for (Object reply : List.of(List.of(1L, 40L, 0L, 0L, 10_000L, 10L), List.of(1L, 40L, 0L, 0L, 10_000L, -1L),
+        for (List<Long> reply : List.of(List.of(1L, 40L, 0L, 0L, 10_000L, 10L), List.of(1L, 40L, 0L, 0L, 10_000L, -1L),
                 List.of(0L, 0L, 0L, 5_000L, 10_000L, 1L), List.of(1L, 40L, 0L, 0L, 10_000L))) {
             assertThatThrownBy(() -> GcraProtocol.outcomes(reply, List.of(BUDGET), GCRA)).as("%s", reply)
                     .isInstanceOf(StoreUnavailableException.class)
-                    .hasMessageContaining("gcra (file:/etc/sluice/gcra.lua)").hasMessageContaining("shape");
+                    .hasMessageContaining("gcra (file:/etc/sluice/gcra.lua)").hasMessageContaining("shape")
+                    .hasMessageContaining(reply.size() == 6 ? "reserved " + reply.get(5) + " of 9" : "");
+        }
+        for (List<Long> reply : List.of(List.of(2L, 4L, 0L, 0L, 0L))) {
+            assertThatThrownBy(() -> GcraProtocol.outcomes(reply, List.of(RATE), GCRA))
+                    .hasMessageNotContaining("reserved");
         }
         assertThat(GcraProtocol.outcomes(List.of(0L, 0L, 0L, 5_000L, 10_000L, 0L), List.of(BUDGET), GCRA).get(0).allowed())
                 .as("a refusal that reserved nothing").isFalse();

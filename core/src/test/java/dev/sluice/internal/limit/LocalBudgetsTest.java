@@ -309,6 +309,50 @@ class LocalBudgetsTest {
     }
 
     @Test
+    void aBatchReplacedByARefreshIsSpentFirstAndOnlyWithinItsOwnAge() {
+        LocalBudgets.Budget budget = budgets.budget("sluice:rl:{hot:k}", HOT);
+        for (int i = 0; i < 11; i++) {
+            request(budget); // reservations of 0, 1, 3, 6 and, by the eleventh, 10
+            nanos.addAndGet(1_000);
+        }
+        assertThat(reserves).containsExactly(0L, 1L, 3L, 6L, 10L);
+        LocalBudgets.Batch older = budget.batch.previous;
+        LocalBudgets.Batch newer = budget.batch;
+        assertThat(older.left.get()).as("the 6-token batch, refreshed at 2 left").isEqualTo(2);
+        assertThat(((LocalBudgets.Taken) budgets.claim(budget, 1, ChargeMode.ENFORCE)).batch()).isSameAs(older);
+        nanos.set(older.expiresAt);
+        assertThat(((LocalBudgets.Taken) budgets.claim(budget, 1, ChargeMode.ENFORCE)).batch())
+                .as("the older one's last token is too old").isSameAs(newer);
+        assertThat(older.left.get()).isEqualTo(1);
+        assertThat(budget.holdsNothingLive(nanos.get())).isFalse();
+        nanos.set(newer.expiresAt);
+        assertThat(budget.holdsNothingLive(nanos.get())).isTrue();
+    }
+
+    @Test
+    void aBudgetWhoseTokensAreSpentOrThatIsReservingIsToldApart() {
+        LocalBudgets.Budget budget = holdingOne("sluice:rl:{hot:k}", budgets);
+        assertThat(budget.holdsNothingLive(nanos.get())).isFalse();
+        budgets.claim(budget, 1, ChargeMode.ENFORCE);
+        assertThat(budget.holdsNothingLive(nanos.get())).as("spent").isTrue();
+        LocalBudgets.Claim reserving = budgets.claim(budget, 1, ChargeMode.ENFORCE);
+        assertThat(budget.holdsNothingLive(nanos.get())).as("a batch on its way").isFalse();
+        ((LocalBudgets.Reservation) reserving).failed();
+    }
+
+    @Test
+    void aFullTableOfBudgetsThatAllHoldTokensDropsSomeOfThem() {
+        LocalBudgets small = new LocalBudgets(10, nanos::get);
+        List<LocalBudgets.Budget> holding = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            holding.add(holdingOne("sluice:rl:{hot:" + i + "}", small));
+        }
+        small.budget("sluice:rl:{hot:new}", HOT);
+        assertThat(small.size()).isEqualTo(10 - 1 + 1);
+        assertThat(holding.stream().filter(b -> b.holdsNothingLive(nanos.get()))).as("its tokens dropped").hasSize(1);
+    }
+
+    @Test
     void threadsSharingOneBatchSpendExactlyWhatItHolds() throws Exception {
         LocalBudgets.Budget budget = holdingOne("sluice:rl:{hot:k}", budgets);
         budgets.claim(budget, 1, ChargeMode.ENFORCE);

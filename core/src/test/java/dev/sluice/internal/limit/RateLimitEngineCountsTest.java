@@ -257,5 +257,65 @@ class RateLimitEngineCountsTest {
         assertThat(outcome).as("once the tokens are spent: on-redis-failure").isEqualTo(
                 Admission.Outcome.UNAVAILABLE_REFUSED);
         assertThat(metrics.policy("hot").redisErrorCount()).as("the refused request only").isEqualTo(1);
+
+        down = false;
+        nanos.addAndGet(2_000_000_000L); // the breaker's cool-down
+        assertThat(engine.decide(hot, "k", 1).allowed()).isTrue();
+        int calls = storeCalls.get();
+        assertThat(engine.decide(hot, "k", 1).allowed()).isTrue();
+        assertThat(storeCalls.get()).as("the failed reservations ended: the one after reserved a batch again")
+                .isEqualTo(calls);
+    }
+
+    @Test
+    void aRequestWhoseOtherPolicyTheStoreCouldNotDecideGivesItsLocalTokenBack() {
+        Map<String, PolicyConfig> p = policies("sluice.limit.hot.rate", "100/1m", "sluice.limit.other.rate", "100/1m");
+        PolicyConfig hot = budgeted(p);
+        holdTokens(hot); // the node holds 3
+        down = true;
+        List<LimitCall> both = List.of(new LimitCall(hot, "k", 1), new LimitCall(p.get("other"), "k", 1));
+        assertThat(engine.admit(both).outcome()).isEqualTo(Admission.Outcome.UNAVAILABLE_ADMITTED);
+        down = false;
+        int calls = storeCalls.get();
+        RateLimitDecision next = engine.decide(hot, "k", 1);
+        assertThat(storeCalls.get()).isEqualTo(calls);
+        assertThat(next.remaining()).as("3 held less this one, and the bucket's 93").isEqualTo(2 + 93);
+    }
+
+    @Test
+    void aShadowedPolicyKeepsTheTokenItTookForARequestAnEnforcedPolicyRefused() {
+        Map<String, PolicyConfig> p = policies("sluice.limit.hot.rate", "100/1m", "sluice.limit.hot.mode", "shadow",
+                "sluice.limit.once.rate", "1/1h");
+        PolicyConfig hot = budgeted(p);
+        for (int i = 0; i < 4; i++) {
+            engine.decide(List.of(new LimitCall(hot, "k", 1, ChargeMode.SHADOW))); // the node holds 3
+        }
+        engine.decide(p.get("once"), "k", 1);
+        List<LimitCall> both = List.of(new LimitCall(hot, "k", 1, ChargeMode.SHADOW),
+                new LimitCall(p.get("once"), "k", 1));
+        denials.clear();
+        assertThat(engine.decide(both).get(1).allowed()).isFalse();
+        RateLimitDecision next = engine.decide(List.of(new LimitCall(hot, "k", 1, ChargeMode.SHADOW))).get(0);
+        assertThat(next.remaining()).as("charged as the store charges a shadowed policy that admits: 1 left of 3")
+                .isEqualTo(1 + 93);
+    }
+
+    @Test
+    void aRequestPaidLocallyThatRefreshesItsBatchSendsTheCheckWithItsOtherPolicies() {
+        Map<String, PolicyConfig> p = policies("sluice.limit.hot.rate", "100/1m", "sluice.limit.other.rate", "100/1m");
+        PolicyConfig hot = budgeted(p);
+        holdTokens(hot); // the node holds 3
+        engine.decide(hot, "k", 1);
+        engine.decide(hot, "k", 1); // 1 left: the next spends it and asks for the next batch
+        int calls = storeCalls.get();
+        List<LimitCall> both = List.of(new LimitCall(hot, "k", 1), new LimitCall(p.get("other"), "k", 1));
+        assertThat(engine.decide(both)).allMatch(RateLimitDecision::allowed);
+        assertThat(storeCalls.get() - calls).as("one call for the other policy and the check").isEqualTo(1);
+        for (int i = 0; i < 3; i++) {
+            assertThat(engine.decide(hot, "k", 1).allowed()).isTrue();
+        }
+        assertThat(storeCalls.get() - calls).as("paid from the batch the check brought").isEqualTo(1);
+        assertThat(metrics.policy("hot").allowedLocallyCount()).as("1 before, 2, the refreshing one and 3")
+                .isEqualTo(1 + 2 + 1 + 3);
     }
 }
