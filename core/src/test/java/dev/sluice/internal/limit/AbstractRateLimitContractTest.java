@@ -486,6 +486,19 @@ abstract class AbstractRateLimitContractTest {
     }
 
     @Test
+    void undeployingReturnsTheTokensOfEveryPolicy() {
+        PolicyConfig hot = hot();
+        PolicyConfig cold = policy("cold", 20, 20, HOUR).withLocalBudget(3_600_000);
+        for (int i = 0; i < 5; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k");
+            budgeted(ChargeMode.ENFORCE, cold, "k");
+        }
+        budgeted.returnLocalBudgets();
+        assertThat(leftInTheBucket(hot, "k")).isEqualTo(20 - 5);
+        assertThat(leftInTheBucket(cold, "k")).isEqualTo(20 - 5);
+    }
+
+    @Test
     void aReturnNeverMakesABucketFullerThanFull() {
         PolicyConfig hot = hot();
         for (int i = 0; i < 5; i++) {

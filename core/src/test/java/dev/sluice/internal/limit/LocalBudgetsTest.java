@@ -319,6 +319,8 @@ class LocalBudgetsTest {
         LocalBudgets.Batch older = budget.batch.previous;
         LocalBudgets.Batch newer = budget.batch;
         assertThat(older.left.get()).as("the 6-token batch, refreshed at 2 left").isEqualTo(2);
+        assertThat(((LocalBudgets.Taken) budgets.claim(budget, 1, ChargeMode.CHECK)).batch()).isSameAs(older);
+        assertThat(older.left.get()).as("a check takes nothing").isEqualTo(2);
         assertThat(((LocalBudgets.Taken) budgets.claim(budget, 1, ChargeMode.ENFORCE)).batch()).isSameAs(older);
         nanos.set(older.expiresAt);
         assertThat(((LocalBudgets.Taken) budgets.claim(budget, 1, ChargeMode.ENFORCE)).batch())

@@ -225,6 +225,22 @@ class RateLimitEngineCountsTest {
     }
 
     @Test
+    void aReservationOfARequestTheDenyCacheRefusedEndsSoTheNextCanReserve() {
+        Map<String, PolicyConfig> p = policies("sluice.limit.hot.rate", "100/1m", "sluice.limit.once.rate", "1/1h");
+        PolicyConfig hot = budgeted(p);
+        engine.decide(p.get("once"), "k", 1);
+        assertThat(engine.decide(p.get("once"), "k", 1).allowed()).isFalse(); // remembered
+        // hot holds nothing for k: its call would reserve, but the cache refuses the request first
+        assertThat(engine.decide(List.of(new LimitCall(hot, "k", 1), new LimitCall(p.get("once"), "k", 1))))
+                .singleElement().matches(d -> !d.allowed());
+        engine.decide(hot, "k", 1); // the refused request was the first to ask: this one reserves 1
+        int calls = storeCalls.get();
+        assertThat(engine.decide(hot, "k", 1).allowed()).isTrue();
+        assertThat(storeCalls.get()).as("paid from the batch: the refused request's reservation had ended")
+                .isEqualTo(calls);
+    }
+
+    @Test
     void aBudgetedKeyThatRedisRefusedIsThenRefusedByTheDenyCache() {
         PolicyConfig hot = budgeted(policies("sluice.limit.hot.rate", "3/1h")).withLocalBudget(3_600_000);
         for (int i = 0; i < 3; i++) {
