@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# End to end on WildFly: the plain-WAR sample's GET /api/hello loaded by wrk on loopback, in five variants:
+# End to end on WildFly: the plain-WAR sample's GET /api/hello loaded by wrk on loopback, in six variants:
 #
 #   without       Sluice's filter off (sluice.filter.enabled=false): the endpoint alone
 #   with          Sluice's servlet filter, a policy on that path with a limit never reached, key per client address
+#   with-budget   as "with", the policy with a local budget (sluice.limit.e2e.local-budget=50ms): the node admits the
+#                 one address's requests from tokens it took in advance
 #   bucket4j      Sluice's filter off, a Bucket4j filter instead (bench/src/main/java/dev/sluice/bench/servlet,
 #                 written as Bucket4j's documentation shows: Jedis compare-and-swap proxy manager, a bucket per
 #                 getRemoteAddr(), a limit never reached), packed with Bucket4j's jars into a copy of the WAR
@@ -11,7 +13,7 @@
 #   bucket4j-xff  as "bucket4j" with the same requests, WildFly's proxy-address-forwarding=true on the HTTP
 #                 listener, so that getRemoteAddr() is the forwarded address
 #
-# The first three have one client address (127.0.0.1: one hot key), the last two many. Both filters key by the
+# The first four have one client address (127.0.0.1: one hot key), the last two many. Both filters key by the
 # same address; start-up checks it by reading the key of one request with MONITOR.
 #
 #   bench/e2e.sh                 build the sample and the Bucket4j filter, then the rounds
@@ -22,7 +24,7 @@
 #
 # Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (20s), SLUICE_E2E_DURATION (20s),
 # SLUICE_E2E_LATENCY_DURATION (10s), SLUICE_E2E_LATENCY_RATE (500 requests/s), SLUICE_E2E_THREADS (2),
-# SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780), SLUICE_E2E_VARIANTS (all five,
+# SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780), SLUICE_E2E_VARIANTS (all six,
 # comma-separated), SLUICE_E2E_JFR (a directory: record WildFly with JFR's profile settings in every run).
 #
 # Each run: WildFly restarted (same flags but the variant's), a warm-up at saturation (wrk, 32 connections),
@@ -47,7 +49,7 @@ latency_connections=5
 threads=${SLUICE_E2E_THREADS:-2}
 connections=${SLUICE_E2E_CONNECTIONS:-32}
 offset=${SLUICE_E2E_PORT_OFFSET:-700}
-IFS=, read -r -a variants <<<"${SLUICE_E2E_VARIANTS:-without,with,bucket4j,with-xff,bucket4j-xff}"
+IFS=, read -r -a variants <<<"${SLUICE_E2E_VARIANTS:-without,with,with-budget,bucket4j,with-xff,bucket4j-xff}"
 jfr_dir=${SLUICE_E2E_JFR:-}
 http_port=$((8080 + offset))
 url="http://127.0.0.1:${http_port}/sample-plain/api/hello"
@@ -59,8 +61,8 @@ for tool in java redis-server redis-cli wrk curl jar; do
     command -v "$tool" >/dev/null 2>&1 || { echo "bench/e2e.sh needs $tool (Debian: apt-get install wrk redis-server redis-tools curl)" >&2; exit 1; }
 done
 for variant in "${variants[@]}"; do
-    case "$variant" in without|with|bucket4j|with-xff|bucket4j-xff) ;;
-        *) echo "SLUICE_E2E_VARIANTS: \"$variant\" is not a variant; expected without, with, bucket4j, with-xff, bucket4j-xff" >&2; exit 1 ;;
+    case "$variant" in without|with|with-budget|bucket4j|with-xff|bucket4j-xff) ;;
+        *) echo "SLUICE_E2E_VARIANTS: \"$variant\" is not a variant; expected without, with, with-budget, bucket4j, with-xff, bucket4j-xff" >&2; exit 1 ;;
     esac
 done
 
@@ -168,7 +170,7 @@ check_variant() {
     grep -qi '^RateLimit' <<<"$headers" && sluice=yes
     grep -qi '^X-Rate-Limit-Remaining' <<<"$headers" && bucket4j=yes
     local want_sluice=no want_bucket4j=no
-    case "$variant" in with|with-xff) want_sluice=yes ;; bucket4j|bucket4j-xff) want_bucket4j=yes ;; esac
+    case "$variant" in with|with-budget|with-xff) want_sluice=yes ;; bucket4j|bucket4j-xff) want_bucket4j=yes ;; esac
     if [[ "$sluice" != "$want_sluice" || "$bucket4j" != "$want_bucket4j" ]]; then
         echo "$variant: expected Sluice's headers: $want_sluice, Bucket4j's: $want_bucket4j; got:" >&2
         echo "$headers" >&2; exit 1
@@ -188,6 +190,7 @@ start_wildfly() {
     local flags=(-Dsluice.filter.enabled=false)
     case "$variant" in
         with) flags=(-Dsluice.filter.enabled=true) ;;
+        with-budget) flags=(-Dsluice.filter.enabled=true -Dsluice.limit.e2e.local-budget=50ms) ;;
         with-xff) flags=(-Dsluice.filter.enabled=true -Dsluice.trusted-proxies=127.0.0.1) ;;
     esac
     if [[ "$variant" == bucket4j* ]]; then
@@ -333,12 +336,14 @@ awk -v rounds="$rounds" '
     END {
         print "| Variant | Requests/s | p99 (paced) | CPU µs per request: WildFly | redis-server | wrk |"
         print "|---|--:|--:|--:|--:|--:|"
-        row("without", "Without a filter"); row("with", "Sluice, one address"); row("bucket4j", "Bucket4j, one address")
+        row("without", "Without a filter"); row("with", "Sluice, one address")
+        row("with-budget", "Sluice with a local budget, one address"); row("bucket4j", "Bucket4j, one address")
         row("with-xff", "Sluice, many addresses"); row("bucket4j-xff", "Bucket4j, many addresses")
         print ""
         print "| Target | Goal | Measured | Verdict |"
         print "|---|--:|--:|---|"
         target("Sluice ÷ without, requests/s", "with", "without", 0.85)
+        target("Sluice with a local budget ÷ without, requests/s", "with-budget", "without", 0.95)
         target("Sluice ÷ Bucket4j, one address", "with", "bucket4j", 1.5)
         target("Sluice ÷ Bucket4j, many addresses", "with-xff", "bucket4j-xff", 1.1)
         if (("with" in seen) && ("without" in seen)) {

@@ -24,6 +24,14 @@ final class BenchEnv {
     static final long RATE_TOKENS = 1_000_000;
     static final Duration RATE_PERIOD = Duration.ofSeconds(1);
 
+    /**
+     * The local budget of {@link Libraries#SLUICE_BUDGET}: 50 ms, so that a node holds at most 50,000 of the rate's
+     * tokens. Decided locally, a hot key goes far faster than the rate: that library's bucket holds
+     * {@link #BUDGET_BURST} tokens, so that it is never emptied either.
+     */
+    static final String LOCAL_BUDGET = "50ms";
+    static final long BUDGET_BURST = 1_000_000_000_000L;
+
     /** The distinct-keys scenario spreads decisions uniformly over this many keys. */
     static final int DISTINCT_KEYS = 100_000;
 

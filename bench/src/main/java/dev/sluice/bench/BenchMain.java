@@ -18,8 +18,8 @@ import java.util.Set;
  * prints the table and rewrites the generated part of {@code docs/performance.md} and its chart.
  *
  * <p>Arguments: {@code --mode quick|full}, {@code --docs <dir>}, optionally {@code --only
- * rate,lock,semaphore,concurrency,handoff,flood,memory,e2e}, {@code --libraries
- * sluice,bucket4j,redisson,redis-benchmark,redis-benchmark-P16} and
+ * rate,lock,semaphore,concurrency,handoff,flood,budget,memory,e2e}, {@code --libraries
+ * sluice,sluice-budget,bucket4j,redisson,redis-benchmark,redis-benchmark-P16} and
  * {@code --threads 1,8,32} (development aids: the docs are then left alone), {@code --gc-profiler} (prints
  * the bytes allocated per operation) and
  * {@code --fork-arg <jvm option>} (repeatable, e.g. a JFR recording for every fork).
@@ -32,7 +32,7 @@ public final class BenchMain {
     private static final List<String> UNCONTENDED_LOCK_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON, Libraries.LOCK_FLOOR);
     private static final List<String> CONCURRENCY_LIBRARIES = List.of(Libraries.SLUICE, Libraries.REDISSON);
     private static final Set<String> PARTS = new LinkedHashSet<>(List.of("rate", "lock", "semaphore", "concurrency",
-            "handoff", "flood", "memory", "e2e"));
+            "handoff", "flood", "budget", "memory", "e2e"));
 
     private BenchMain() {
     }
@@ -132,6 +132,19 @@ public final class BenchMain {
                     }
                 }
             }
+            if (only.contains("budget") && (libraries == null || libraries.contains(Libraries.SLUICE_BUDGET))) {
+                OverAdmission overAdmission = new OverAdmission(redis);
+                for (String localBudget : List.of(OverAdmission.AGE, "0")) {
+                    OverAdmission.Run r = overAdmission.run(localBudget, plan.overAdmissionTime());
+                    results.overAdmissions.add(r);
+                    System.out.printf(Locale.ROOT, "[%s] over-admission, %d nodes at twice the limit, local-budget=%s:"
+                                    + " %,d admitted of a limit of %,d (%.3f) in %.0f s, %,d refused, %,d Redis calls;"
+                                    + " worst window (%.0f ms) %+d beyond its limit, bound %d%n",
+                            elapsed(started), OverAdmission.NODES, localBudget, r.admitted(), r.limit(),
+                            r.admittedOverLimit(), r.seconds(), r.refused(), r.redisCalls(), r.worstWindowMillis(),
+                            r.worstBeyond(), r.bound());
+                }
+            }
             if (only.contains("memory")) {
                 MemoryFootprint footprint = new MemoryFootprint(redis);
                 results.memory.addAll(footprint.measure(select(List.of(Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON), libraries)));
@@ -154,6 +167,7 @@ public final class BenchMain {
             System.out.println(report.handoffTable());
             System.out.println(report.concurrencyNote());
             System.out.println(report.floodTable());
+            System.out.println(report.overAdmissionTable());
             System.out.println(report.memoryTable());
             System.out.println(report.endToEnd());
             if (partial) {
@@ -180,7 +194,8 @@ public final class BenchMain {
                 for (int threads : new int[] {1, 8, 32}) {
                     scenarios.add(new Scenario(Scenario.Section.RATE_LIMIT, Map.of("keys", keys),
                             keys.equals("hot") ? "one hot key" : "100,000 keys", threads,
-                            keys.equals("hot") && threads == 32 ? withPipelinedCeiling(rate, libraries) : rate));
+                            keys.equals("hot") ? withBudget(threads == 32 ? withPipelinedCeiling(rate, libraries) : rate,
+                                    libraries) : rate));
                 }
             }
         }
@@ -216,6 +231,16 @@ public final class BenchMain {
         }
         List<String> all = new ArrayList<>(rate);
         all.add(Libraries.CEILING_PIPELINED);
+        return all;
+    }
+
+    /** Sluice with a local budget is measured on the hot key, where it is meant to be used. */
+    private static List<String> withBudget(List<String> rate, Set<String> libraries) {
+        if (libraries != null && !libraries.contains(Libraries.SLUICE_BUDGET)) {
+            return rate;
+        }
+        List<String> all = new ArrayList<>(rate);
+        all.add(1, Libraries.SLUICE_BUDGET);
         return all;
     }
 

@@ -19,9 +19,10 @@ import java.util.Locale;
 
 /**
  * CPU spent during the measured iterations of a fork, on both sides of the wire: this JVM's process CPU
- * time, and {@code redis-server}'s ({@code INFO cpu}). Divided by the decisions made, it tells where a
- * library's cost lies: in the client, or in the Redis work it asks for. Written at the end of the trial to
- * the file named by {@link #FILE}.
+ * time, and {@code redis-server}'s ({@code INFO cpu}); and the scripts Redis ran meanwhile ({@code INFO commandstats}:
+ * {@code EVALSHA} and {@code EVAL} calls). Divided by the decisions made, they tell where a library's cost lies: in
+ * the client, or in the Redis work it asks for, and how many Redis calls a decision took. Written at the end of the
+ * trial to the file named by {@link #FILE}.
  */
 @State(Scope.Benchmark)
 public class CpuMeter {
@@ -35,6 +36,8 @@ public class CpuMeter {
     private long jvmStart;
     private long redisMicros;
     private long jvmNanos;
+    private long scriptsStart;
+    private long scripts;
 
     @Setup(Level.Trial)
     public void connect() {
@@ -48,6 +51,7 @@ public class CpuMeter {
         if (measuring) {
             redisStart = redisCpuMicros();
             jvmStart = jvmCpuNanos();
+            scriptsStart = scriptCalls(redis);
         }
     }
 
@@ -56,6 +60,7 @@ public class CpuMeter {
         if (measuring) {
             jvmNanos += jvmCpuNanos() - jvmStart;
             redisMicros += redisCpuMicros() - redisStart;
+            scripts += scriptCalls(redis) - scriptsStart;
         }
     }
 
@@ -65,7 +70,8 @@ public class CpuMeter {
         String file = System.getProperty(FILE);
         if (file != null) {
             try {
-                Files.writeString(Path.of(file), String.format(Locale.ROOT, "%d %d%n", jvmNanos / 1000, redisMicros));
+                Files.writeString(Path.of(file), String.format(Locale.ROOT, "%d %d %d%n", jvmNanos / 1000, redisMicros,
+                        scripts));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -85,15 +91,28 @@ public class CpuMeter {
         return Math.round(seconds * 1_000_000);
     }
 
+    /** Scripts Redis ran so far ({@code INFO commandstats}: the calls of {@code EVALSHA} and {@code EVAL}). */
+    static long scriptCalls(Jedis redis) {
+        long calls = 0;
+        for (String line : redis.info("commandstats").lines().toList()) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                int from = line.indexOf("calls=") + "calls=".length();
+                int to = line.indexOf(',', from);
+                calls += Long.parseLong(line.substring(from, to));
+            }
+        }
+        return calls;
+    }
+
     private static long jvmCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** The fork's totals over its measured iterations. */
-    record Totals(long jvmMicros, long redisMicros) {
+    record Totals(long jvmMicros, long redisMicros, long scripts) {
         static Totals read(Path file) throws IOException {
             String[] parts = Files.readString(file).trim().split(" ");
-            return new Totals(Long.parseLong(parts[0]), Long.parseLong(parts[1]));
+            return new Totals(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
         }
     }
 }

@@ -170,17 +170,8 @@ final class Flood {
         }
     }
 
-    /** Scripts Redis ran so far ({@code INFO commandstats}: the calls of EVALSHA and EVAL). */
     private static long scriptCalls(Jedis jedis) {
-        long calls = 0;
-        for (String line : jedis.info("commandstats").lines().toList()) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                int from = line.indexOf("calls=") + "calls=".length();
-                int to = line.indexOf(',', from);
-                calls += Long.parseLong(line.substring(from, to));
-            }
-        }
-        return calls;
+        return CpuMeter.scriptCalls(jedis);
     }
 
     /** Written by the runner thread, read by the workers. */

@@ -103,7 +103,7 @@ final class JmhRunner {
                     * plan.iterationTime().toNanos() / 1e9;
             return new Measurement(library, round, iterations.stream().mapToDouble(Double::doubleValue).toArray(),
                     latency.p50Nanos(), latency.p99Nanos(), cpu.jvmMicros() / operations, cpu.redisMicros() / operations,
-                    Admissions.share(admissionsFile));
+                    Admissions.share(admissionsFile), cpu.scripts() / operations);
         } finally {
             Files.deleteIfExists(admissionsFile);
             Files.deleteIfExists(latencyFile);

@@ -13,6 +13,11 @@ import java.net.URI;
 final class Libraries {
 
     static final String SLUICE = "sluice";
+    /**
+     * Sluice with a local budget on the policy ({@link BenchEnv#LOCAL_BUDGET}): each node admits a hot key's requests
+     * from tokens it took in advance; measured on the hot key, beside Sluice's exact decisions.
+     */
+    static final String SLUICE_BUDGET = "sluice-budget";
     static final String BUCKET4J = "bucket4j";
     static final String REDISSON = "redisson";
     /** Not a library: {@code redis-benchmark} running Sluice's gcra.lua by EVALSHA, the one-round-trip ceiling. */

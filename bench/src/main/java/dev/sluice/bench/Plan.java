@@ -14,15 +14,18 @@ import java.time.Duration;
  * @param iterations        measured iterations per fork
  * @param iterationTime     length of one measured iteration
  * @param handoffTime       length of one hand-off latency run per library and round
+ * @param overAdmissionTime length of each of the two runs of {@link OverAdmission} (once per run, not per round)
  */
 record Plan(String name, int rounds, int warmups, Duration warmupTime, int iterations, Duration iterationTime,
-            Duration handoffTime) {
+            Duration handoffTime, Duration overAdmissionTime) {
 
     /** A few minutes: one fork per library and scenario, three measured iterations. For development. */
-    static final Plan QUICK = new Plan("quick", 1, 1, Duration.ofSeconds(2), 3, Duration.ofSeconds(1), Duration.ofSeconds(3));
+    static final Plan QUICK = new Plan("quick", 1, 1, Duration.ofSeconds(2), 3, Duration.ofSeconds(1), Duration.ofSeconds(3),
+            Duration.ofSeconds(15));
 
     /** Three rounds (forks) of four measured iterations each: what docs/performance.md is made with. */
-    static final Plan FULL = new Plan("full", 3, 1, Duration.ofSeconds(2), 4, Duration.ofSeconds(2), Duration.ofSeconds(8));
+    static final Plan FULL = new Plan("full", 3, 1, Duration.ofSeconds(2), 4, Duration.ofSeconds(2), Duration.ofSeconds(8),
+            Duration.ofMinutes(1));
 
     static Plan named(String name) {
         return switch (name) {

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 @State(Scope.Benchmark)
 public class RateLimitBenchmark {
 
-    @Param({Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.RAW_EVALSHA})
+    @Param({Libraries.SLUICE, Libraries.BUCKET4J, Libraries.REDISSON, Libraries.RAW_EVALSHA, Libraries.SLUICE_BUDGET})
     public String library;
 
     /** {@code hot}: one key for every thread; {@code distinct}: 100,000 keys chosen at random. */

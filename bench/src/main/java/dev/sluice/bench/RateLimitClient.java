@@ -24,6 +24,8 @@ interface RateLimitClient extends AutoCloseable {
     static RateLimitClient open(String library, String redisUri, String[] keyNames, long tokens, Duration period) {
         return switch (library) {
             case Libraries.SLUICE -> new SluiceRateLimitClient(redisUri, keyNames, tokens, period);
+            case Libraries.SLUICE_BUDGET -> new SluiceRateLimitClient(redisUri, keyNames, tokens, period,
+                    BenchEnv.LOCAL_BUDGET, BenchEnv.BUDGET_BURST);
             case Libraries.BUCKET4J -> new Bucket4jRateLimitClient(redisUri, keyNames, tokens, period);
             case Libraries.REDISSON -> new RedissonRateLimitClient(redisUri, keyNames, tokens, period);
             case Libraries.RAW_EVALSHA -> new RawEvalshaClient(redisUri, keyNames, tokens, period);

@@ -47,8 +47,8 @@ final class Report {
     String mainTable() {
         StringBuilder out = new StringBuilder();
         out.append("| Benchmark | Variant | Threads | Library | ops/s | ± (95% CI) | p50 µs | p99 µs | Sluice ÷ this "
-                + "| client CPU µs/op | Redis CPU µs/op |\n");
-        out.append("|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|\n");
+                + "| client CPU µs/op | Redis CPU µs/op | Redis calls/op |\n");
+        out.append("|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for (Scenario scenario : results.measurements.keySet()) {
             for (String library : scenario.libraries()) {
                 Optional<Stats.Summary> summary = results.summary(scenario, library);
@@ -56,12 +56,14 @@ final class Report {
                     continue;
                 }
                 Stats.Summary s = summary.get();
-                String ratio = library.equals(Libraries.SLUICE) ? "" : results.ratio(scenario, library)
-                        .map(Report::ratio).orElse("");
-                out.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                // Sluice with a local budget is Sluice too: its ratio is taken the other way, in the targets
+                String ratio = library.equals(Libraries.SLUICE) || library.equals(Libraries.SLUICE_BUDGET) ? ""
+                        : results.ratio(scenario, library).map(Report::ratio).orElse("");
+                out.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                         scenario.section().title, scenario.label(), scenario.threads(), name(library),
                         count(s.opsPerSecond().value()), error(s.opsPerSecond()), micros(s.p50Micros()),
-                        micros(s.p99Micros()), ratio, micros(s.clientCpuMicrosPerOp()), micros(s.redisCpuMicrosPerOp())));
+                        micros(s.p99Micros()), ratio, micros(s.clientCpuMicrosPerOp()), micros(s.redisCpuMicrosPerOp()),
+                        calls(s.redisCallsPerOp())));
             }
         }
         return out.toString();
@@ -73,6 +75,7 @@ final class Report {
         rateTargets(targets);
         lockTargets(targets);
         floodTargets(targets);
+        budgetTargets(targets);
         memoryTargets(targets);
         endToEndTargets(targets);
         return targets;
@@ -86,6 +89,27 @@ final class Report {
         targets.add(new Target("Hot key, 32 threads: Sluice ÷ Bucket4j", hot.flatMap(s -> results.ratio(s, Libraries.BUCKET4J)), 10, true, "×"));
         targets.add(new Target("Hot key, 32 threads: Sluice ÷ Redisson", hot.flatMap(s -> results.ratio(s, Libraries.REDISSON)), 3, true, "×"));
         targets.add(new Target("100,000 keys, 32 threads: Sluice ÷ Bucket4j", distinct.flatMap(s -> results.ratio(s, Libraries.BUCKET4J)), 1.3, true, "×"));
+        targets.add(new Target("Hot key, 32 threads: Sluice with a local budget ÷ Sluice exact, decisions/s",
+                hot.flatMap(s -> results.ratio(s, Libraries.SLUICE_BUDGET, Libraries.SLUICE)), 10, true, "×"));
+        targets.add(new Target("Hot key, 32 threads: Sluice with a local budget, Redis calls per decision",
+                hot.flatMap(s -> results.summary(s, Libraries.SLUICE_BUDGET))
+                        .map(s -> new Stats.Estimate(s.redisCallsPerOp(), Double.NaN)), 0.05, false, "calls"));
+    }
+
+    /** Local budgets' over-admission, 4 nodes at twice the limit: never beyond the bound, close to the limit. */
+    private void budgetTargets(List<Target> targets) {
+        Optional<OverAdmission.Run> with = results.overAdmission(true);
+        Optional<OverAdmission.Run> without = results.overAdmission(false);
+        long bound = with.map(OverAdmission.Run::bound).orElse((long) OverAdmission.NODES);
+        targets.add(new Target("Local budgets, " + OverAdmission.NODES + " nodes at twice the limit: tokens beyond the "
+                + "limit in the worst window (bound: nodes × B)", with.map(r -> new Stats.Estimate(r.worstBeyond(),
+                Double.NaN)), bound, false, "tokens"));
+        targets.add(new Target("Local budgets, " + OverAdmission.NODES + " nodes at twice the limit: admitted over the "
+                + "run ÷ the limit, distance from 1", with.map(r -> new Stats.Estimate(Math.abs(r.admittedOverLimit() - 1),
+                Double.NaN)), 0.05, false, "×"));
+        targets.add(new Target("Without a local budget, " + OverAdmission.NODES + " nodes at twice the limit: tokens "
+                + "beyond the limit in the worst window", without.map(r -> new Stats.Estimate(r.worstBeyond(),
+                Double.NaN)), 0, false, "tokens"));
     }
 
     private void lockTargets(List<Target> targets) {
@@ -120,6 +144,8 @@ final class Report {
                 : new WildFlyEndToEnd.Result(Optional.of("not run"), List.of(), "");
         targets.add(new Target("WildFly with Sluice's filter ÷ without, requests/s",
                 e2e.ratio(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.WITHOUT), 0.85, true, "×"));
+        targets.add(new Target("WildFly with Sluice's filter and a local budget ÷ without, requests/s",
+                e2e.ratio(WildFlyEndToEnd.SLUICE_BUDGET, WildFlyEndToEnd.WITHOUT), 0.95, true, "×"));
         targets.add(new Target("WildFly CPU added by Sluice's filter per request",
                 e2e.addedWildflyCpuMicros(), 50, false, "µs"));
         targets.add(new Target("WildFly added p99 at a paced 500 requests/s", e2e.addedP99Millis(), 1, false, "ms"));
@@ -214,6 +240,28 @@ final class Report {
         return out.toString();
     }
 
+    String overAdmissionTable() {
+        if (results.overAdmissions.isEmpty()) {
+            return "Not run.\n";
+        }
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%d nodes (runtimes of one JVM, each with its own connection pool), %d threads "
+                + "each, one `global` key of %,d/s with a burst of %,d, requests paced to twice the limit in all. The limit "
+                + "of a window is what the bucket admits without a budget (its capacity and the rate's tokens in the window, "
+                + "rounded up); the worst window is the one, over lengths from 1 ms doubling up to the run, each starting at "
+                + "an admission, whose admissions (begun and ended inside it) exceed its limit the most. The bound is "
+                + "`nodes × B`, `B` the tokens the rate grants in one `local-budget` (0 without a budget).%n%n",
+                OverAdmission.NODES, OverAdmission.THREADS_PER_NODE, OverAdmission.RATE, OverAdmission.BURST));
+        out.append("| local-budget | Seconds | Admitted | Limit over the run | Admitted ÷ limit | Refused | Redis calls "
+                + "| Worst window beyond its limit | Its length | Bound |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for (OverAdmission.Run r : results.overAdmissions) {
+            out.append(String.format(Locale.ROOT, "| `%s` | %.0f | %,d | %,d | %.3f | %,d | %,d | %+d | %.0f ms | %d |%n",
+                    r.localBudget(), r.seconds(), r.admitted(), r.limit(), r.admittedOverLimit(), r.refused(),
+                    r.redisCalls(), r.worstBeyond(), r.worstWindowMillis(), r.bound()));
+        }
+        return out.toString();
+    }
+
     String handoffTable() {
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "| Library | Hand-offs/s | p50 µs | p99 µs |%n|---|--:|--:|--:|%n"));
@@ -235,7 +283,8 @@ final class Report {
         StringBuilder out = new StringBuilder();
         out.append("`bench/e2e.sh`: ").append(e2e.setup()).append(", WildFly restarted for every run, ")
                 .append("the variants' order rotating. \"Without\": `sluice.filter.enabled=false`; Sluice: a filter policy ")
-                .append("on that path that is never reached (one `EVALSHA` per request to a loopback redis-server); Bucket4j: ")
+                .append("on that path that is never reached (one `EVALSHA` per request to a loopback redis-server); with a ")
+                .append("local budget: the same policy with `local-budget=50ms` (the node takes tokens in advance); Bucket4j: ")
                 .append("a filter written as Bucket4j's documentation shows (Jedis compare-and-swap proxy manager, a bucket ")
                 .append("per client address, `tryConsumeAndReturnRemaining(1)`), Sluice's filter off. One address: every ")
                 .append("request from 127.0.0.1 (one hot key). Many addresses: `X-Forwarded-For` with one of 100,000 ")
@@ -246,7 +295,9 @@ final class Report {
         out.append("| Variant | Requests/s | CPU µs per request: WildFly | redis-server | wrk | Paced: requests/s | p99 ms |\n"
                 + "|---|--:|--:|--:|--:|--:|--:|\n");
         Map<String, String> labels = Map.of(WildFlyEndToEnd.WITHOUT, "Without a filter",
-                WildFlyEndToEnd.SLUICE, "Sluice's filter, one address", WildFlyEndToEnd.BUCKET4J, "Bucket4j's filter, one address",
+                WildFlyEndToEnd.SLUICE, "Sluice's filter, one address",
+                WildFlyEndToEnd.SLUICE_BUDGET, "Sluice's filter with a local budget, one address",
+                WildFlyEndToEnd.BUCKET4J, "Bucket4j's filter, one address",
                 WildFlyEndToEnd.SLUICE_MANY, "Sluice's filter, many addresses",
                 WildFlyEndToEnd.BUCKET4J_MANY, "Bucket4j's filter, many addresses");
         for (String variant : WildFlyEndToEnd.VARIANTS) {
@@ -268,6 +319,10 @@ final class Report {
                 parts.add(String.format(Locale.ROOT, "÷ without %.3f (p99 %+.2f ms, WildFly CPU %+.0f µs)",
                         round.ratio(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.WITHOUT), round.addedP99Micros() / 1000,
                         round.addedWildflyCpuMicros()));
+            }
+            if (round.has(WildFlyEndToEnd.SLUICE_BUDGET, WildFlyEndToEnd.WITHOUT)) {
+                parts.add(String.format(Locale.ROOT, "with a local budget ÷ without %.3f",
+                        round.ratio(WildFlyEndToEnd.SLUICE_BUDGET, WildFlyEndToEnd.WITHOUT)));
             }
             if (round.has(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.BUCKET4J)) {
                 parts.add(String.format(Locale.ROOT, "÷ Bucket4j, one address %.2f",
@@ -300,6 +355,8 @@ final class Report {
                 + "### Contended lock hand-off between nodes (" + Handoff.NODES + " clients × " + Handoff.THREADS_PER_NODE
                 + " threads, one key)\n\n" + handoffTable() + "\n"
                 + "### Flood: one client refused, others served\n\n" + floodTable() + "\n"
+                + "### Local budgets: over-admission with " + OverAdmission.NODES + " nodes at twice the limit\n\n"
+                + overAdmissionTable() + "\n"
                 + "### Redis memory per active limiter\n\n" + memoryTable() + "\n"
                 + "### End to end (WildFly, wrk)\n\n" + endToEnd() + "\n"
                 + END + "\n";
@@ -323,6 +380,7 @@ final class Report {
     static String name(String library) {
         return switch (library) {
             case Libraries.SLUICE -> "Sluice";
+            case Libraries.SLUICE_BUDGET -> "Sluice with a local budget (" + BenchEnv.LOCAL_BUDGET + ")";
             case Libraries.BUCKET4J -> "Bucket4j";
             case Libraries.REDISSON -> "Redisson";
             case Libraries.CEILING -> "redis-benchmark (gcra.lua)";
@@ -344,6 +402,10 @@ final class Report {
 
     private static String error(Stats.Estimate e) {
         return Double.isNaN(e.error()) ? "n/a" : String.format(Locale.ROOT, "%,.0f (%.0f%%)", e.error(), 100 * e.relativeError());
+    }
+
+    private static String calls(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, v < 0.01 ? "%.5f" : "%.2f", v);
     }
 
     private static String micros(double v) {

@@ -14,6 +14,8 @@ final class Results {
     final List<MemoryFootprint.Row> memory = new ArrayList<>();
     final List<MemoryFootprint.KeyLengthRow> memoryByKeyLength = new ArrayList<>();
     final List<Flood.Run> floods = new ArrayList<>();
+    /** The over-admission runs of local budgets: with a budget, then without. */
+    final List<OverAdmission.Run> overAdmissions = new ArrayList<>();
     WildFlyEndToEnd.Result endToEnd;
 
     void add(Scenario scenario, Measurement measurement) {
@@ -35,6 +37,21 @@ final class Results {
             return Optional.empty();
         }
         return Optional.of(sluice.get().opsPerSecond().over(other.get().opsPerSecond()));
+    }
+
+    /** {@code library}'s throughput over {@code over}'s in the same scenario. */
+    Optional<Stats.Estimate> ratio(Scenario scenario, String library, String over) {
+        Optional<Stats.Summary> a = summary(scenario, library);
+        Optional<Stats.Summary> b = summary(scenario, over);
+        if (a.isEmpty() || b.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(a.get().opsPerSecond().over(b.get().opsPerSecond()));
+    }
+
+    /** The over-admission run with ({@code true}) or without a local budget. */
+    Optional<OverAdmission.Run> overAdmission(boolean budget) {
+        return overAdmissions.stream().filter(r -> !r.localBudget().equals("0") == budget).findFirst();
     }
 
     Optional<Scenario> find(Scenario.Section section, String label, int threads) {

@@ -26,7 +26,17 @@ final class SluiceRateLimitClient implements RateLimitClient {
     private final String[] keyNames;
 
     SluiceRateLimitClient(String redisUri, String[] keyNames, long tokens, Duration period) {
-        SluiceConfig config = SluiceConfigLoader.load(ConfigSources.of(settings(redisUri, tokens, period)));
+        this(SluiceConfigLoader.load(ConfigSources.of(settings(redisUri, tokens, period))), keyNames);
+    }
+
+    /** With {@code sluice.limit.bench.local-budget} and a bucket of {@code burst} tokens. */
+    SluiceRateLimitClient(String redisUri, String[] keyNames, long tokens, Duration period, String localBudget,
+                          long burst) {
+        this(SluiceConfigLoader.load(ConfigSources.of(withBudget(settings(redisUri, tokens, period), localBudget,
+                burst))), keyNames);
+    }
+
+    private SluiceRateLimitClient(SluiceConfig config, String[] keyNames) {
         runtime = SluiceRuntime.start(config);
         engine = runtime.rateLimits();
         policy = config.policy(POLICY).orElseThrow();
@@ -40,6 +50,14 @@ final class SluiceRateLimitClient implements RateLimitClient {
                 "sluice.redis.pool.max-total", String.valueOf(BenchEnv.POOL_SIZE),
                 "sluice.limit." + POLICY + ".rate", tokens + "/" + period.toSeconds() + "s",
                 "sluice.limit." + POLICY + ".key", "header:X-Client");
+    }
+
+    /** {@code settings} with the policy's local budget and burst. */
+    static Map<String, String> withBudget(Map<String, String> settings, String localBudget, long burst) {
+        Map<String, String> all = new java.util.HashMap<>(settings);
+        all.put("sluice.limit." + POLICY + ".local-budget", localBudget);
+        all.put("sluice.limit." + POLICY + ".burst", Long.toString(burst));
+        return all;
     }
 
     @Override

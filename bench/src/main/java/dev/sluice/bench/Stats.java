@@ -29,7 +29,8 @@ final class Stats {
 
     /** One library in one scenario over all rounds: throughput over every measured iteration, mean percentiles. */
     record Summary(Estimate opsPerSecond, double p50Micros, double p99Micros, int samples,
-                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp, double admittedShare) {
+                   double clientCpuMicrosPerOp, double redisCpuMicrosPerOp, double admittedShare,
+                   double redisCallsPerOp) {
     }
 
     static Summary summarize(List<Measurement> rounds) {
@@ -54,7 +55,8 @@ final class Stats {
         double client = rounds.stream().mapToDouble(Measurement::clientCpuMicrosPerOp).average().orElse(Double.NaN);
         double server = rounds.stream().mapToDouble(Measurement::redisCpuMicrosPerOp).average().orElse(Double.NaN);
         double admitted = rounds.stream().mapToDouble(Measurement::admittedShare).average().orElse(Double.NaN);
-        return new Summary(new Estimate(mean, error), p50, p99, n, client, server, admitted);
+        double calls = rounds.stream().mapToDouble(Measurement::redisCallsPerOp).average().orElse(Double.NaN);
+        return new Summary(new Estimate(mean, error), p50, p99, n, client, server, admitted, calls);
     }
 
     /** The mean of {@code values} with its 95% confidence interval ({@code NaN} for one value). */

@@ -34,8 +34,10 @@ final class WildFlyEndToEnd {
     static final String SLUICE_MANY = "with-xff";
     /** The Bucket4j filter, the same requests, WildFly's proxy-address-forwarding on. */
     static final String BUCKET4J_MANY = "bucket4j-xff";
+    /** Sluice's filter, one client address, its policy with a local budget ({@code local-budget=50ms}). */
+    static final String SLUICE_BUDGET = "with-budget";
     /** The variants in the order of the report's table. */
-    static final List<String> VARIANTS = List.of(WITHOUT, SLUICE, BUCKET4J, SLUICE_MANY, BUCKET4J_MANY);
+    static final List<String> VARIANTS = List.of(WITHOUT, SLUICE, SLUICE_BUDGET, BUCKET4J, SLUICE_MANY, BUCKET4J_MANY);
 
     /**
      * One run of one variant: requests/s and the CPU µs per request of each process at saturation, p99 µs and

@@ -7,7 +7,8 @@
 -- charged, otherwise none is (a denied request does not eat another policy's quota).
 --
 -- Each policy says how it takes part, in three fields:
---   kind      'bucket': a rate's GCRA buckets, one per bandwidth; 'permits': a concurrency limit's permit set
+--   kind      'bucket': a rate's GCRA buckets, one per bandwidth; 'budget': the same buckets, which also reserve
+--             tokens for the node's local budget (below); 'permits': a concurrency limit's permit set
 --   decides   '1': a refusal by this policy refuses the request; '0': it never refuses (shadow mode, or a
 --             charge after the response)
 --   charge    when this policy is charged (a bucket moves by the cost, a permit set takes a permit):
@@ -17,6 +18,16 @@
 --             'if-it-admits'  when this policy admits it, whatever the others decide (a shadowed rate)
 --             'always'        buckets only: charged without deciding (after a counted response); the bucket
 --                             moves by the cost but never further than empty, and the reply says allowed
+--             'refund'        kind 'bucket' only: cost tokens given back without deciding (the unspent part of a
+--                             node's local budget); the bucket moves back by the cost but never fuller than full
+--                             (its TAT never before now), and the reply says allowed
+--
+-- A budget (kind 'budget') is a rate policy that lets a node admit requests of one key on its own for a short while:
+-- besides its own charge it asks for up to 'reserve' more tokens, which its buckets give when the request is admitted
+-- and this policy admits it, as many as every bandwidth still holds after the policy's own charge (none when one holds
+-- none, so a reservation never refuses a request or takes more than a bucket has). The reserved tokens are charged like
+-- the cost; the node spends them locally or gives them back with a 'refund'. Its reply has a sixth integer, the tokens
+-- reserved, and 'remaining' counts what the buckets hold after them.
 --
 -- A permit set (kind 'permits') is a semaphore's data model, written once in include/permit-set.lua: a sorted
 -- set of permit ids scored by the millisecond (Redis clock) at which each permit's lease runs out, so that
@@ -54,11 +65,12 @@
 --
 -- This is the script's wire format; GcraProtocol.java writes the arguments and reads the reply, and a
 -- replacement script (sluice.script.gcra) must keep it. Malformed arguments are answered with an error reply.
--- KEYS: per policy, a bucket: one key per bandwidth; a permit set: the set.
+-- KEYS: per policy, a bucket or a budget: one key per bandwidth; a permit set: the set.
 -- ARGV: policy_count, then per policy: kind, decides, charge, and then
 --       a bucket:     cost, bandwidth_count, and per bandwidth: interval_units, units_per_us, capacity
+--       a budget:     cost, reserve, bandwidth_count, and per bandwidth as a bucket
 --       a permit set: permits, lease_ms, permit_id
--- Reply: per policy five integers, in this order:
+-- Reply: per policy five integers (a budget six), in this order:
 --   allowed    1 or 0: whether this policy admits the request (the request itself is admitted when every
 --              deciding policy does)
 --   remaining  tokens left in the tightest bandwidth, the one with the fewest
@@ -66,6 +78,7 @@
 --   wait_us    denied: until this request could be admitted, -1 = never; admitted: until one more token is
 --              available in every bandwidth (the latest of them); rounded up
 --   reset_us   until the tightest bucket is full again, rounded up
+--   reserved   a budget only: the tokens reserved for the node, 0 to reserve
 local function clock()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -189,15 +202,17 @@ local function store(key, ahead, units)
   redis.call('SET', key, value, 'PX', math.ceil(ceil_div(ahead, units) / 1000))
 end
 
-local CHARGES = { ['never'] = true, ['if-all-admit'] = true, ['if-it-admits'] = true, ['always'] = true }
+local CHARGES = { ['never'] = true, ['if-all-admit'] = true, ['if-it-admits'] = true, ['always'] = true,
+                  ['refund'] = true }
+local KINDS = { ['bucket'] = true, ['budget'] = true, ['permits'] = true }
 local values = redis.call('MGET', unpack(KEYS))
 local policies, all_ok = {}, true
 local arg, k = 2, 1
 for p = 1, tonumber(ARGV[1]) do
   local pol = { kind = ARGV[arg], decides = ARGV[arg + 1] == '1', charge = ARGV[arg + 2], ok = true, never = false,
                 wait = 0, buckets = {} }
-  if (pol.kind ~= 'bucket' and pol.kind ~= 'permits') or (ARGV[arg + 1] ~= '1' and ARGV[arg + 1] ~= '0')
-      or not CHARGES[pol.charge] or (pol.kind == 'permits' and pol.charge == 'always') then
+  if not KINDS[pol.kind] or (ARGV[arg + 1] ~= '1' and ARGV[arg + 1] ~= '0') or not CHARGES[pol.charge]
+      or (pol.kind == 'permits' and pol.charge == 'always') or (pol.kind ~= 'bucket' and pol.charge == 'refund') then
     return redis.error_reply('gcra.lua: policy ' .. p .. ' has kind ' .. tostring(pol.kind) .. ', decides '
         .. tostring(ARGV[arg + 1]) .. ', charge ' .. tostring(pol.charge) .. '; see the header for the accepted values')
   end
@@ -213,7 +228,12 @@ for p = 1, tonumber(ARGV[1]) do
     pol.permit = set
     arg, k = arg + 3, k + 1
   else
-    pol.cost, n = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1])
+    pol.cost = tonumber(ARGV[arg])
+    if pol.kind == 'budget' then
+      pol.reserve = tonumber(ARGV[arg + 1])
+      arg = arg + 1
+    end
+    n = tonumber(ARGV[arg + 1])
     arg = arg + 2
   end
   for b = 1, n do
@@ -221,6 +241,7 @@ for p = 1, tonumber(ARGV[1]) do
     local bucket = { key = KEYS[k], interval = interval, units = units, span = capacity * interval }
     bucket.ahead, bucket.clamped = ahead_of(values[k], units, bucket.span)
     bucket.moved = bucket.ahead + pol.cost * interval
+    if pol.charge == 'refund' then bucket.moved = math.max(0, bucket.ahead - pol.cost * interval) end
     arg, k = arg + 3, k + 1
     if pol.cost > capacity then
       pol.ok, pol.never = false, true
@@ -230,7 +251,7 @@ for p = 1, tonumber(ARGV[1]) do
     end
     pol.buckets[b] = bucket
   end
-  if pol.charge == 'always' then pol.ok, pol.never = true, false end
+  if pol.charge == 'always' or pol.charge == 'refund' then pol.ok, pol.never = true, false end
   if pol.decides then all_ok = all_ok and pol.ok end
   policies[p] = pol
 end
@@ -239,7 +260,7 @@ end
 local function charged(pol)
   if pol.charge == 'if-all-admit' then return all_ok and pol.ok end
   if pol.charge == 'if-it-admits' then return pol.ok end
-  return pol.charge == 'always'
+  return pol.charge == 'always' or pol.charge == 'refund'
 end
 
 -- A concurrency policy's reply; takes the permit when told to (charged). A permit the set holds under this request's id
@@ -268,13 +289,24 @@ for _, pol in ipairs(policies) do
   else
     local remaining, tightest, reset, next_token = nil, 0, 0, 0
     local charge = charged(pol)
-    for b, bucket in ipairs(pol.buckets) do
-      local ahead = bucket.ahead
+    -- A budget's reservation: what every bandwidth holds after the policy's own charge, up to the reserve.
+    local reserved = 0
+    if pol.reserve and all_ok and pol.ok then reserved = pol.reserve end
+    for _, bucket in ipairs(pol.buckets) do
+      bucket.after = bucket.ahead
       if charge then
-        ahead = bucket.moved
-        if pol.charge == 'always' and ahead > bucket.span then ahead = bucket.span end
+        bucket.after = bucket.moved
+        if pol.charge == 'always' and bucket.after > bucket.span then bucket.after = bucket.span end
       end
-      if charge or bucket.clamped then store(bucket.key, ahead, bucket.units) end
+      if reserved > 0 then reserved = math.min(reserved, floor_div(bucket.span - bucket.after, bucket.interval)) end
+    end
+    for b, bucket in ipairs(pol.buckets) do
+      local ahead = bucket.after + reserved * bucket.interval
+      if ahead > 0 and (charge or bucket.clamped or reserved > 0) then
+        store(bucket.key, ahead, bucket.units)
+      elseif charge then
+        redis.call('DEL', bucket.key) -- a refund that left the bucket full
+      end
       local left = floor_div(bucket.span - ahead, bucket.interval)
       if remaining == nil or left < remaining then
         remaining, tightest, reset = left, b - 1, ceil_div(ahead, bucket.units)
@@ -292,6 +324,7 @@ for _, pol in ipairs(policies) do
     reply[#reply + 1] = tightest
     reply[#reply + 1] = wait
     reply[#reply + 1] = reset
+    if pol.kind == 'budget' then reply[#reply + 1] = reserved end
   end
 end
 return reply

@@ -98,6 +98,13 @@ public final class Bandwidth {
         return qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
     }
 
+    /** The whole tokens this bandwidth grants in {@code duration}: {@code floor(tokens × duration / period)}. */
+    public long tokensIn(Duration duration) {
+        BigInteger granted = BigInteger.valueOf(tokens).multiply(BigInteger.valueOf(duration.toNanos()))
+                .divide(BigInteger.valueOf(period.getSeconds()).multiply(BILLION).add(BigInteger.valueOf(period.getNano())));
+        return granted.min(BigInteger.valueOf(Long.MAX_VALUE)).longValueExact();
+    }
+
     public long periodMicros() {
         return period.toNanos() / 1000;
     }

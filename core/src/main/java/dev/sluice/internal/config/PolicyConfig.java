@@ -26,6 +26,9 @@ import java.util.stream.Collectors;
  * @param concurrencyLeaseMillis {@code sluice.limit.<name>.concurrency-lease}: how long a request's permit is held
  *                   unless renewed (renewed every third of it while the request runs), so that the permits of a
  *                   node that died come back within it; {@link #DEFAULT_CONCURRENCY_LEASE_MILLIS} by default
+ * @param localBudgetMillis {@code sluice.limit.<name>.local-budget}: the longest a node keeps tokens it reserved from
+ *                   the bucket to admit requests of one key on its own, in milliseconds; 0 = no local budget (every
+ *                   request decided by the store)
  */
 public record PolicyConfig(
         String name,
@@ -40,7 +43,8 @@ public record PolicyConfig(
         CountedStatuses count,
         Exemptions exempt,
         int concurrency,
-        long concurrencyLeaseMillis) {
+        long concurrencyLeaseMillis,
+        long localBudgetMillis) {
 
     /** The default lease of a concurrency limit's permit, {@code 30s}. */
     public static final long DEFAULT_CONCURRENCY_LEASE_MILLIS = 30_000;
@@ -59,6 +63,18 @@ public record PolicyConfig(
         if (concurrencyLeaseMillis < 1) {
             throw new IllegalArgumentException("policy " + name + ": concurrency lease " + concurrencyLeaseMillis);
         }
+        if (localBudgetMillis < 0 || (localBudgetMillis > 0 && bandwidths.isEmpty())) {
+            throw new IllegalArgumentException("policy " + name + ": local budget " + localBudgetMillis + " ms with "
+                    + bandwidths.size() + " bandwidths");
+        }
+    }
+
+    /** A policy without a local budget. */
+    public PolicyConfig(String name, List<Bandwidth> bandwidths, KeySpec key, List<String> paths, Set<String> methods,
+                        long cost, boolean enabled, FailureMode onRedisFailure, PolicyMode mode, CountedStatuses count,
+                        Exemptions exempt, int concurrency, long concurrencyLeaseMillis) {
+        this(name, bandwidths, key, paths, methods, cost, enabled, onRedisFailure, mode, count, exempt, concurrency,
+                concurrencyLeaseMillis, 0);
     }
 
     /** A policy whose concurrency limit, if any, has the default lease. */
@@ -85,13 +101,40 @@ public record PolicyConfig(
     /** This policy with another failure mode. */
     public PolicyConfig withOnRedisFailure(FailureMode mode) {
         return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, mode, this.mode, count, exempt,
-                concurrency, concurrencyLeaseMillis);
+                concurrency, concurrencyLeaseMillis, localBudgetMillis);
     }
 
     /** This policy in another mode. */
     public PolicyConfig withMode(PolicyMode mode) {
         return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, onRedisFailure, mode, count,
-                exempt, concurrency, concurrencyLeaseMillis);
+                exempt, concurrency, concurrencyLeaseMillis, localBudgetMillis);
+    }
+
+    /** This policy with a local budget of {@code millis} (0: none). */
+    public PolicyConfig withLocalBudget(long millis) {
+        return new PolicyConfig(name, bandwidths, key, paths, methods, cost, enabled, onRedisFailure, mode, count,
+                exempt, concurrency, concurrencyLeaseMillis, millis);
+    }
+
+    /** Whether nodes admit requests of a key from tokens they reserved ({@code sluice.limit.<name>.local-budget}). */
+    public boolean hasLocalBudget() {
+        return localBudgetMillis > 0;
+    }
+
+    /**
+     * The most tokens one node holds for one key under its local budget: what the policy's rate grants in one
+     * {@link #localBudgetMillis()} (the fewest over its bandwidths), at least {@code cost}. The policy admits at most
+     * this many tokens per node beyond its limit in any window; 0 without a local budget.
+     */
+    public long localBudgetTokens() {
+        if (!hasLocalBudget()) {
+            return 0;
+        }
+        long tokens = Long.MAX_VALUE;
+        for (Bandwidth b : bandwidths) {
+            tokens = Math.min(tokens, b.tokensIn(java.time.Duration.ofMillis(localBudgetMillis)));
+        }
+        return Math.max(cost, tokens);
     }
 
     /** Whether requests in flight are limited ({@code sluice.limit.<name>.concurrency}). */

@@ -19,7 +19,7 @@ final class PolicyLoader {
     static final String PREFIX = "sluice.limit.";
 
     static final List<String> ATTRIBUTES = List.of("rate", "burst", "key", "paths", "methods", "cost", "enabled",
-            "on-redis-failure", "mode", "count", "exempt", "concurrency", "concurrency-lease");
+            "on-redis-failure", "mode", "count", "exempt", "concurrency", "concurrency-lease", "local-budget");
 
     /** Most requests of one key a concurrency limit lets run at once. */
     static final int MAX_CONCURRENCY = 1_000_000;
@@ -28,6 +28,13 @@ final class PolicyLoader {
     static final long MIN_CONCURRENCY_LEASE_MILLIS = 100;
     static final long MAX_CONCURRENCY_LEASE_MILLIS = 86_400_000;
     private static final String CONCURRENCY_LEASE_FORM = "a duration from 100ms to 1d, such as 30s";
+
+    /**
+     * Bounds of {@code local-budget}: the age of tokens a node holds is counted in whole milliseconds, and they are
+     * meant to be short-lived (a second of the rate per node at most beyond the limit).
+     */
+    static final long MAX_LOCAL_BUDGET_MILLIS = 1000;
+    private static final String LOCAL_BUDGET_FORM = "0 (no local budget) or a duration from 1ms to 1s, such as 50ms";
 
     /** Policy names go into Redis keys, so no braces (Cluster hash tags) and no colons (key structure). */
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -134,8 +141,49 @@ final class PolicyLoader {
                     + concurrencyKey + "=<N>");
         }
 
+        String budgetKey = key(name, "local-budget");
+        long localBudget = source.get(budgetKey).map(v -> localBudget(budgetKey, v)).orElse(0L);
+        if (localBudget > 0 && rate.isEmpty()) {
+            throw ConfigProblems.conflict(budgetKey, source.get(budgetKey).orElseThrow(), "reserves a rate's tokens,"
+                    + " but", concurrencyKey, source.get(concurrencyKey).orElseThrow(), " is the policy's only limit",
+                    "a local-budget only beside " + rateKey);
+        }
+        checkLocalBudget(budgetKey, source, rateKey, bandwidths, localBudget);
+
         return new PolicyConfig(name, bandwidths, keySpec, paths, methods, cost, enabled, onRedisFailure, mode, count,
-                exempt, concurrency, lease);
+                exempt, concurrency, lease, localBudget);
+    }
+
+    /** {@code local-budget} in milliseconds: 0 for none. */
+    static long localBudget(String key, String value) {
+        if (value.trim().equals("0")) {
+            return 0;
+        }
+        java.time.Duration age = Durations.tryParse(value.trim())
+                .orElseThrow(() -> ConfigProblems.invalid(key, value, LOCAL_BUDGET_FORM));
+        if (age.isNegative() || age.toNanos() % 1_000_000 != 0
+                || age.compareTo(java.time.Duration.ofMillis(MAX_LOCAL_BUDGET_MILLIS)) > 0) {
+            throw ConfigProblems.invalid(key, value, LOCAL_BUDGET_FORM);
+        }
+        return age.toMillis();
+    }
+
+    /**
+     * A node holds at most what the rate grants in one local-budget age; longer than a bucket takes to refill, that
+     * would be more than the whole bucket, so such an age is refused rather than capped.
+     */
+    private static void checkLocalBudget(String key, ConfigSource source, String rateKey, List<Bandwidth> bandwidths,
+                                         long millis) {
+        for (int i = 0; i < bandwidths.size() && millis > 0; i++) {
+            Bandwidth b = bandwidths.get(i);
+            java.math.BigInteger refill = b.refillMicros();
+            if (refill.compareTo(java.math.BigInteger.valueOf(millis * 1000)) < 0) {
+                throw ConfigProblems.invalid(key, source.get(key).orElseThrow(), "is longer than bandwidth " + (i + 1)
+                        + " of " + rateKey + " \"" + source.get(rateKey).orElseThrow() + "\" takes to refill its bucket of "
+                        + b.capacity() + " tokens (" + refill + " µs), so one node could hold more than the whole"
+                        + " bucket", "0 (no local budget) or a duration from 1ms to at most that refill time (and 1s)");
+            }
+        }
     }
 
     private static int concurrency(String key, String value) {
@@ -186,6 +234,8 @@ final class PolicyLoader {
         source.get(exemptKey).ifPresent(v -> Exemptions.parse(exemptKey, v));
         String leaseKey = key(name, "concurrency-lease");
         source.get(leaseKey).ifPresent(v -> concurrencyLease(leaseKey, v));
+        String budgetKey = key(name, "local-budget");
+        source.get(budgetKey).ifPresent(v -> localBudget(budgetKey, v));
     }
 
     /** The RateLimit headers show the burst as a Structured Fields Integer, so it has at most 15 digits. */

@@ -12,6 +12,14 @@ package dev.sluice.internal.limit;
  *                    microseconds until one more token is available in every bandwidth (the latest of them);
  *                    rounded up
  * @param resetMicros microseconds until the tightest bucket is full again, rounded up
+ * @param reserved    tokens taken beyond the charge for the node's local budget ({@link BucketRequest#reserve()}), 0
+ *                    to the reserve asked; {@code remaining} counts what is left after them
  */
-public record BucketOutcome(boolean allowed, long remaining, int tightest, long waitMicros, long resetMicros) {
+public record BucketOutcome(boolean allowed, long remaining, int tightest, long waitMicros, long resetMicros,
+                            long reserved) {
+
+    /** An outcome without a reservation. */
+    public BucketOutcome(boolean allowed, long remaining, int tightest, long waitMicros, long resetMicros) {
+        this(allowed, remaining, tightest, waitMicros, resetMicros, 0);
+    }
 }

@@ -7,13 +7,25 @@ import java.util.List;
  * bandwidths append {@code :1}, {@code :2}, ... and share the hash tag), the cost, each bandwidth's
  * emission interval and capacity, and how the policy takes part in the decision. A concurrency limit
  * ({@link ChargeMode#concurrency()}) has a permit set instead: {@code key} is the set, {@code cost} 1, no
- * bandwidths, and {@code permit} says how many permits, for how long, under which id. Immutable.
+ * bandwidths, and {@code permit} says how many permits, for how long, under which id. A rate policy with a local
+ * budget may ask for up to {@code reserve} tokens beyond its cost, which its buckets give when the request is admitted
+ * (as many as they hold after the charge), for the node to spend on later requests of the key. Immutable.
  */
-public record BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode, Permit permit) {
+public record BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode, Permit permit, long reserve) {
 
     /** A rate policy's buckets in {@code mode}. */
     public BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode) {
-        this(key, cost, limits, mode, null);
+        this(key, cost, limits, mode, null, 0);
+    }
+
+    /** A request without a reservation. */
+    public BucketRequest(String key, long cost, List<Limit> limits, ChargeMode mode, Permit permit) {
+        this(key, cost, limits, mode, permit, 0);
+    }
+
+    /** A rate policy's buckets in {@code mode}, reserving up to {@code reserve} tokens for the node's local budget. */
+    public static BucketRequest reserving(String key, long cost, List<Limit> limits, ChargeMode mode, long reserve) {
+        return new BucketRequest(key, cost, limits, mode, null, reserve);
     }
 
     /** An {@link ChargeMode#ENFORCE enforced} bucket. */
@@ -81,6 +93,9 @@ public record BucketRequest(String key, long cost, List<Limit> limits, ChargeMod
         } else if (permit != null || cost < 1 || limits.isEmpty()) {
             throw new IllegalArgumentException("cost " + cost + " with " + limits.size() + " bandwidths"
                     + (permit == null ? "" : " and a permit in mode " + mode));
+        }
+        if (reserve < 0 || (reserve > 0 && (mode.concurrency() || mode == ChargeMode.REFUND))) {
+            throw new IllegalArgumentException("reserve " + reserve + " in mode " + mode);
         }
     }
 

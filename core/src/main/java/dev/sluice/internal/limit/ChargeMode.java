@@ -26,7 +26,12 @@ public enum ChargeMode {
      */
     CONCURRENCY(true, Charge.IF_ALL_ADMIT),
     /** {@link #CONCURRENCY} that never refuses: takes a permit when the request is admitted and one is free. */
-    SHADOW_CONCURRENCY(false, Charge.IF_ALL_ADMIT);
+    SHADOW_CONCURRENCY(false, Charge.IF_ALL_ADMIT),
+    /**
+     * Gives {@code cost} tokens back without deciding: the unspent part of a node's local budget. The bucket moves back
+     * by the cost, never fuller than full.
+     */
+    REFUND(false, Charge.REFUND);
 
     /** When a policy is charged (a bucket moved by the cost, a permit taken); each has its name on the wire. */
     public enum Charge {
@@ -37,7 +42,9 @@ public enum ChargeMode {
         /** When this policy admits the request, whatever the others decide. */
         IF_IT_ADMITS("if-it-admits"),
         /** Whatever is decided, never further than an empty bucket; buckets only. */
-        ALWAYS("always");
+        ALWAYS("always"),
+        /** Given back: the bucket moves back by the cost, never fuller than full; buckets only, never refusing. */
+        REFUND("refund");
 
         private final String wire;
 

@@ -44,7 +44,7 @@ final class Gcra {
         final long moved;
         final boolean clamped;
 
-        Bucket(String key, BucketRequest.Limit limit, Tat tat, long now, long cost) {
+        Bucket(String key, BucketRequest.Limit limit, Tat tat, long now, long cost, boolean refund) {
             this.key = key;
             this.interval = limit.intervalUnits();
             this.units = limit.unitsPerMicro();
@@ -67,7 +67,7 @@ final class Gcra {
                 }
             }
             this.ahead = ahead;
-            this.moved = ahead + cost * interval;
+            this.moved = refund ? Math.max(0, ahead - cost * interval) : ahead + cost * interval;
             this.clamped = clamped;
         }
     }
@@ -112,7 +112,8 @@ final class Gcra {
             for (int b = 0; b < limits.size(); b++) {
                 BucketRequest.Limit limit = limits.get(b);
                 String key = request.key(b);
-                Bucket bucket = new Bucket(key, limit, buckets.read(key), now, cost);
+                Bucket bucket = new Bucket(key, limit, buckets.read(key), now, cost,
+                        request.mode().charge() == ChargeMode.Charge.REFUND);
                 state[p][b] = bucket;
                 if (cost > limit.capacity()) {
                     ok[p] = false;
@@ -122,7 +123,8 @@ final class Gcra {
                     waits[p] = Math.max(waits[p], ceilDiv(bucket.moved - bucket.span, bucket.units));
                 }
             }
-            if (request.mode().charge() == ChargeMode.Charge.ALWAYS) {
+            ChargeMode.Charge unconditional = request.mode().charge();
+            if (unconditional == ChargeMode.Charge.ALWAYS || unconditional == ChargeMode.Charge.REFUND) {
                 ok[p] = true;
                 never[p] = false;
             }
@@ -146,11 +148,22 @@ final class Gcra {
             long nextToken = 0;
             ChargeMode.Charge charge = requests.get(p).mode().charge();
             boolean charged = charged(charge, allOk, ok[p]);
+            // A local budget's reservation: what every bandwidth holds after the policy's own charge, up to the reserve.
+            long[] after = new long[state[p].length];
+            long reserved = allOk && ok[p] ? request.reserve() : 0;
             for (int b = 0; b < state[p].length; b++) {
                 Bucket bucket = state[p][b];
-                long ahead = !charged ? bucket.ahead
+                after[b] = !charged ? bucket.ahead
                         : charge == ChargeMode.Charge.ALWAYS ? Math.min(bucket.moved, bucket.span) : bucket.moved;
-                if (charged || bucket.clamped) {
+                if (reserved > 0) {
+                    reserved = Math.min(reserved, Math.floorDiv(bucket.span - after[b], bucket.interval));
+                }
+            }
+            for (int b = 0; b < state[p].length; b++) {
+                Bucket bucket = state[p][b];
+                long ahead = after[b] + reserved * bucket.interval;
+                if (charged || bucket.clamped || reserved > 0) {
+                    // a refund that left the bucket full writes a TAT of now, which has expired
                     buckets.write(bucket.key, new Tat(now + Math.floorDiv(ahead, bucket.units),
                             Math.floorMod(ahead, bucket.units)), now);
                 }
@@ -163,7 +176,7 @@ final class Gcra {
                 nextToken = Math.max(nextToken, ceilDiv(Math.max(0, ahead + bucket.interval - bucket.span), bucket.units));
             }
             long wait = never[p] ? -1 : !ok[p] ? waits[p] : nextToken;
-            outcomes.add(new BucketOutcome(ok[p], remaining, tightest, wait, reset));
+            outcomes.add(new BucketOutcome(ok[p], remaining, tightest, wait, reset, reserved));
         }
         return outcomes;
     }
@@ -174,7 +187,7 @@ final class Gcra {
             case NEVER -> false;
             case IF_ALL_ADMIT -> allOk && ok;
             case IF_IT_ADMITS -> ok;
-            case ALWAYS -> true;
+            case ALWAYS, REFUND -> true;
         };
     }
 

@@ -11,7 +11,7 @@ import java.util.List;
  * The wire format of {@code gcra.lua}, on the Java side: the one writer of its {@code KEYS} and {@code ARGV} and
  * the one validated reader of its reply. The script's header documents the same format, which is public, since an
  * operator may replace the script ({@code sluice.script.gcra}). Per policy the arguments say what they mean: its
- * kind ({@value #BUCKET} or {@value #PERMITS}), whether it decides, and when it is charged
+ * kind ({@value #BUCKET}, {@value #BUDGET} or {@value #PERMITS}), whether it decides, and when it is charged
  * ({@link ChargeMode.Charge#wire()}). Stateless.
  */
 final class GcraProtocol {
@@ -20,6 +20,11 @@ final class GcraProtocol {
     static final String BUCKET = "bucket";
     /** The kind of a concurrency limit: its permit set. */
     static final String PERMITS = "permits";
+    /**
+     * The kind of a rate policy that reserves tokens for the node's local budget ({@link BucketRequest#reserve()} > 0):
+     * a bucket's arguments with the reserve after the cost, and a sixth integer in its reply.
+     */
+    static final String BUDGET = "budget";
 
     /** Offset of {@link BucketOutcome#allowed()} in a policy's part of the reply: 1 or 0. */
     static final int ALLOWED = 0;
@@ -33,6 +38,8 @@ final class GcraProtocol {
     static final int RESET = 4;
     /** Integers per policy in the reply. */
     static final int FIELDS = 5;
+    /** Offset of {@link BucketOutcome#reserved()} in a {@value #BUDGET}'s part of the reply, its sixth integer. */
+    static final int RESERVED = 5;
 
     private GcraProtocol() {
     }
@@ -57,18 +64,18 @@ final class GcraProtocol {
 
     /**
      * {@code ARGV}: the count, then per request its kind, decides ({@code 1} or {@code 0}) and charge, then a
-     * bucket's cost, bandwidth count and per bandwidth its interval in its units, units per microsecond and capacity,
-     * or a permit set's permits, lease in milliseconds and permit id.
+     * bucket's cost, bandwidth count and per bandwidth its interval in its units, units per microsecond and capacity
+     * (a budget's with its reserve after the cost), or a permit set's permits, lease in milliseconds and permit id.
      */
     static List<String> args(List<BucketRequest> requests) {
         int size = 1;
         for (BucketRequest request : requests) {
-            size += request.permit() != null ? 6 : 5 + 3 * request.limits().size();
+            size += request.permit() != null ? 6 : 5 + 3 * request.limits().size() + (request.reserve() > 0 ? 1 : 0);
         }
         List<String> args = new ArrayList<>(size);
         args.add(number(requests.size()));
         for (BucketRequest request : requests) {
-            args.add(request.permit() != null ? PERMITS : BUCKET);
+            args.add(request.permit() != null ? PERMITS : request.reserve() > 0 ? BUDGET : BUCKET);
             args.add(request.mode().decides() ? "1" : "0");
             args.add(request.mode().charge().wire());
             if (request.permit() != null) {
@@ -78,6 +85,9 @@ final class GcraProtocol {
                 continue;
             }
             args.add(number(request.cost()));
+            if (request.reserve() > 0) {
+                args.add(number(request.reserve()));
+            }
             args.add(number(request.limits().size()));
             for (BucketRequest.Limit limit : request.limits()) {
                 args.add(number(limit.intervalUnits()));
@@ -103,27 +113,37 @@ final class GcraProtocol {
     }
 
     /**
-     * Reads the reply to {@code count} requests: {@value #FIELDS} integers per request, request after request,
-     * {@code allowed} 1 or 0, {@code tightest} a bandwidth's index.
+     * Reads the reply to {@code count} requests: {@value #FIELDS} integers per request (a budget's six), request after
+     * request, {@code allowed} 1 or 0, {@code tightest} a bandwidth's index, {@code reserved} from 0 to the reserve
+     * asked, and nothing reserved for a request the policy refused.
      *
      * @throws StoreUnavailableException naming the script and where it came from, when the reply has another shape
      *                                   (a replaced script that answers differently)
      */
     static List<BucketOutcome> outcomes(Object reply, List<BucketRequest> requests, LuaScript script) {
         int count = requests.size();
-        long[] values = ScriptReplies.integers(reply, count * FIELDS, script);
+        int size = count * FIELDS;
+        for (BucketRequest request : requests) {
+            size += request.reserve() > 0 ? 1 : 0;
+        }
+        long[] values = ScriptReplies.integers(reply, size, script);
         List<BucketOutcome> outcomes = new ArrayList<>(count);
+        int at = 0;
         for (int i = 0; i < count; i++) {
-            int at = i * FIELDS;
+            BucketRequest request = requests.get(i);
             long allowed = values[at + ALLOWED];
             long tightest = values[at + TIGHTEST];
-            int bandwidths = Math.max(1, requests.get(i).limits().size());
-            if ((allowed != 0 && allowed != 1) || tightest < 0 || tightest >= bandwidths) {
+            long reserved = request.reserve() > 0 ? values[at + RESERVED] : 0;
+            int bandwidths = Math.max(1, request.limits().size());
+            if ((allowed != 0 && allowed != 1) || tightest < 0 || tightest >= bandwidths || reserved < 0
+                    || reserved > request.reserve() || (reserved > 0 && allowed == 0)) {
                 throw ScriptReplies.misshapen(script, "policy " + i + " answered allowed " + allowed + ", tightest " + tightest
-                        + " of " + bandwidths + " bandwidth(s): " + reply);
+                        + " of " + bandwidths + " bandwidth(s)" + (request.reserve() > 0 ? ", reserved " + reserved
+                        + " of " + request.reserve() : "") + ": " + reply);
             }
             outcomes.add(new BucketOutcome(allowed == 1, values[at + REMAINING], (int) tightest, values[at + WAIT],
-                    values[at + RESET]));
+                    values[at + RESET], reserved));
+            at += request.reserve() > 0 ? FIELDS + 1 : FIELDS;
         }
         return outcomes;
     }

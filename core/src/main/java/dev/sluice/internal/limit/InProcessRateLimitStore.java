@@ -63,7 +63,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
 
                 @Override
                 public void write(String key, Gcra.Tat tat, long at) {
-                    buckets.put(key, new Entry(tat, expiry(tat, at)));
+                    long expiresAt = expiry(tat, at);
+                    if (expiresAt <= at) {
+                        buckets.remove(key); // a refund that left the bucket full, as the script's DEL
+                    } else {
+                        buckets.put(key, new Entry(tat, expiresAt));
+                    }
                 }
 
                 @Override

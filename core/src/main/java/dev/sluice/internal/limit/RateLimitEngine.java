@@ -108,6 +108,7 @@ public final class RateLimitEngine {
     private final Supplier<Watchdog> watchdog;
     private final RateLimitEvents events;
     private final LongSupplier nanoTime;
+    private final LocalBudgets budgets;
     private final String nodeId = Long.toHexString(new SecureRandom().nextLong());
     private final AtomicLong permits = new AtomicLong();
 
@@ -133,6 +134,7 @@ public final class RateLimitEngine {
         this.watchdog = watchdog;
         this.events = events.and(new ShadowLog(nanoTime));
         this.nanoTime = nanoTime;
+        this.budgets = new LocalBudgets(LocalBudgets.MAX_KEYS, nanoTime);
     }
 
     /** The Redis key of a policy's bucket for {@code rawKey}: {@code <prefix>:rl:{<policy>:<material>}}. */
@@ -173,6 +175,14 @@ public final class RateLimitEngine {
      * not asked either: the request is refused, nothing is charged, and only the refusing decisions are
      * returned (their wait counted down).
      *
+     * <p>A call whose policy has a local budget ({@link LocalBudgets}) is paid from the tokens the node holds for its
+     * key when they suffice, without the store: a request whose every call is paid so costs no Redis call (unless one
+     * of them leaves its batch low and reserves the next one with a check that decides nothing). Tokens taken for a
+     * request that is then refused (by the deny cache, the store, or when the store fails) are given back, except a
+     * shadowed call's when the store refused the request, which the store would have charged too. A call the budget
+     * cannot pay for goes to the store, and reserves the key's next batch there if no other thread of this node is
+     * reserving one.
+     *
      * @return one decision per call, in order; or, for a request refused locally, its refusing decisions
      * @throws StoreUnavailableException when the store cannot be reached, or the breaker skips it
      */
@@ -180,29 +190,90 @@ public final class RateLimitEngine {
         if (calls.isEmpty()) {
             return List.of();
         }
-        String[] keys = new String[calls.size()];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = key(calls.get(i));
-        }
-        List<RateLimitDecision> refusedLocally = refusedLocally(calls, keys);
-        if (refusedLocally != null) {
-            return refusedLocally;
-        }
-        List<BucketRequest> requests = new ArrayList<>(calls.size());
-        for (int i = 0; i < keys.length; i++) {
+        int n = calls.size();
+        String[] keys = new String[n];
+        LocalBudgets.Taken[] taken = null;
+        LocalBudgets.Reservation[] reservations = null;
+        int paidLocally = 0;
+        boolean refreshing = false;
+        for (int i = 0; i < n; i++) {
             LimitCall call = calls.get(i);
+            keys[i] = key(call);
+            if (call.policy().hasLocalBudget() && !call.mode().concurrency() && call.mode() != ChargeMode.REFUND) {
+                if (taken == null) {
+                    taken = new LocalBudgets.Taken[n];
+                    reservations = new LocalBudgets.Reservation[n];
+                }
+                LocalBudgets.Claim claim = budgets.claim(budgets.budget(keys[i], call.policy()), call.cost(),
+                        call.mode());
+                if (claim instanceof LocalBudgets.Taken t) {
+                    taken[i] = t;
+                    reservations[i] = t.refresh();
+                    refreshing |= t.refresh() != null;
+                    paidLocally++;
+                } else {
+                    reservations[i] = (LocalBudgets.Reservation) claim;
+                }
+            }
+        }
+        if (paidLocally == n) {
+            List<RateLimitDecision> decisions = new ArrayList<>(n);
+            for (LocalBudgets.Taken t : taken) {
+                decisions.add(t.decision());
+            }
+            if (refreshing) {
+                refresh(calls, keys, reservations);
+            }
+            report(calls, decisions, true, taken);
+            return decisions;
+        }
+        try {
+            List<RateLimitDecision> refusedLocally = refusedLocally(calls, keys, taken);
+            if (refusedLocally != null) {
+                giveBack(taken, false);
+                return refusedLocally;
+            }
+            return decideInStore(calls, keys, taken, reservations);
+        } finally {
+            for (int i = 0; reservations != null && i < n; i++) {
+                if (reservations[i] != null) {
+                    reservations[i].failed(); // ends it if it has not been done
+                }
+            }
+        }
+    }
+
+    /**
+     * The calls not paid from a local budget, in one store call, with the checks of those paid that reserve their
+     * next batch; the others' decisions in their places.
+     */
+    private List<RateLimitDecision> decideInStore(List<LimitCall> calls, String[] keys, LocalBudgets.Taken[] taken,
+                                                  LocalBudgets.Reservation[] reservations) {
+        int n = calls.size();
+        List<BucketRequest> requests = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            LimitCall call = calls.get(i);
+            boolean paid = taken != null && taken[i] != null;
+            if (paid && reservations[i] == null) {
+                continue;
+            }
             if (call.mode().concurrency()) {
                 requests.add(BucketRequest.permits(keys[i], call.mode(), new BucketRequest.Permit(
                         call.policy().concurrency(), call.policy().concurrencyLeaseMillis(), call.permitId())));
                 continue;
             }
             List<BucketRequest.Limit> limits = limits(call.policy().bandwidths());
-            requests.add(new BucketRequest(keys[i], call.cost(), limits, call.mode()));
+            long reserve = reservations != null && reservations[i] != null ? reservations[i].reserve : 0;
+            // a paid call's refresh: a check of its cost that reserves the next batch and decides nothing
+            ChargeMode mode = paid ? ChargeMode.SHADOW_CHECK : call.mode();
+            requests.add(reserve > 0 ? BucketRequest.reserving(keys[i], call.cost(), limits, mode, reserve)
+                    : new BucketRequest(keys[i], call.cost(), limits, mode));
         }
         List<BucketOutcome> outcomes;
         try {
             outcomes = breaker.call("the rate-limit decision", () -> store.consume(requests));
         } catch (StoreUnavailableException e) {
+            giveBack(taken, false);
             if (e.isSkipped()) {
                 throw e; // nothing reached the store
             }
@@ -216,22 +287,108 @@ public final class RateLimitEngine {
             }
             throw e;
         }
-        List<RateLimitDecision> decisions = new ArrayList<>(calls.size());
+        List<RateLimitDecision> decisions = new ArrayList<>(n);
         boolean admitted = true;
-        for (int i = 0; i < calls.size(); i++) {
-            boolean concurrency = calls.get(i).mode().concurrency();
-            RateLimitDecision decision = concurrency ? toConcurrencyDecision(calls.get(i).policy(), outcomes.get(i))
-                    : toDecision(calls.get(i).policy(), outcomes.get(i));
-            boolean decides = calls.get(i).mode().decides();
+        for (int i = 0, r = 0; i < n; i++) {
+            LimitCall call = calls.get(i);
+            if (taken != null && taken[i] != null) {
+                if (reservations[i] != null) {
+                    BucketOutcome refresh = outcomes.get(r++);
+                    reservations[i].done(refresh, toDecision(call.policy(), refresh));
+                }
+                decisions.add(taken[i].decision());
+                continue;
+            }
+            BucketOutcome outcome = outcomes.get(r++);
+            boolean concurrency = call.mode().concurrency();
+            RateLimitDecision decision = concurrency ? toConcurrencyDecision(call.policy(), outcome)
+                    : toDecision(call.policy(), outcome);
+            if (reservations != null && reservations[i] != null) {
+                decision = reservations[i].done(outcome, decision);
+            }
+            boolean decides = call.mode().decides();
             admitted &= decision.allowed() || !decides;
             decisions.add(decision);
             // A permit can come back any moment (a request elsewhere completes): such refusals are not remembered.
             if (!decision.allowed() && decides && !concurrency) {
-                denials.remember(keys[i], calls.get(i).policy().bandwidths(), calls.get(i).cost(), decision);
+                denials.remember(keys[i], call.policy().bandwidths(), call.cost(), decision);
             }
         }
-        report(calls, decisions, admitted);
+        if (!admitted) {
+            giveBack(taken, true);
+        }
+        report(calls, decisions, admitted, taken);
         return decisions;
+    }
+
+    /**
+     * Reserves the next batches of a request paid wholly from local budgets: one store call of checks that decide
+     * nothing. When it fails, the request stays admitted (it was paid) and the next request asks again.
+     */
+    private void refresh(List<LimitCall> calls, String[] keys, LocalBudgets.Reservation[] reservations) {
+        List<BucketRequest> requests = new ArrayList<>(1);
+        for (int i = 0; i < keys.length; i++) {
+            if (reservations[i] != null) {
+                requests.add(BucketRequest.reserving(keys[i], calls.get(i).cost(),
+                        limits(calls.get(i).policy().bandwidths()), ChargeMode.SHADOW_CHECK, reservations[i].reserve));
+            }
+        }
+        try {
+            List<BucketOutcome> outcomes = breaker.call("the reservation of a local budget",
+                    () -> store.consume(requests));
+            for (int i = 0, r = 0; i < keys.length; i++) {
+                if (reservations[i] != null) {
+                    BucketOutcome outcome = outcomes.get(r++);
+                    reservations[i].done(outcome, toDecision(calls.get(i).policy(), outcome));
+                }
+            }
+        } catch (StoreUnavailableException e) {
+            // paid already; the tokens still held are spent while Redis cannot be asked
+        } finally {
+            for (LocalBudgets.Reservation reservation : reservations) {
+                if (reservation != null) {
+                    reservation.failed(); // ends it if it has not been done
+                }
+            }
+        }
+    }
+
+    /**
+     * Gives back the tokens a refused request took from local budgets: all of them, or with {@code keepShadowed} those
+     * of calls charged only when the whole request is admitted (a shadowed call keeps its tokens, as the store charges
+     * a shadowed policy that admits whatever the others decide).
+     */
+    private static void giveBack(LocalBudgets.Taken[] taken, boolean keepShadowed) {
+        if (taken == null) {
+            return;
+        }
+        for (LocalBudgets.Taken t : taken) {
+            if (t != null && !(keepShadowed && t.charge() != ChargeMode.Charge.IF_ALL_ADMIT)) {
+                t.giveBack();
+            }
+        }
+    }
+
+    /**
+     * Returns the unspent tokens of local budgets of the named policies, one store call per bucket, and forgets the
+     * budgets (a reload changed those policies); tokens that cannot be returned (the store fails) are lost.
+     */
+    public void returnLocalBudgets(Set<String> policies) {
+        budgets.returnAll(policies, this::refund);
+    }
+
+    /** Returns the unspent tokens of every local budget (the application is undeployed). */
+    public void returnLocalBudgets() {
+        budgets.returnAll(null, this::refund);
+    }
+
+    private void refund(String bucketKey, PolicyConfig policy, long tokens) {
+        try {
+            breaker.call("the return of a local budget", () -> store.consume(List.of(new BucketRequest(bucketKey,
+                    tokens, limits(policy.bandwidths()), ChargeMode.REFUND))));
+        } catch (StoreUnavailableException e) {
+            // lost: the bucket keeps them charged, which errs on the safe side
+        }
     }
 
     /** The store's view of a policy's bandwidths (one, most often: then without a list to copy). */
@@ -248,11 +405,11 @@ public final class RateLimitEngine {
         return limits;
     }
 
-    private List<RateLimitDecision> refusedLocally(List<LimitCall> calls, String[] keys) {
+    private List<RateLimitDecision> refusedLocally(List<LimitCall> calls, String[] keys, LocalBudgets.Taken[] taken) {
         List<RateLimitDecision> refusals = null;
         for (int i = 0; i < keys.length; i++) {
             LimitCall call = calls.get(i);
-            if (!call.mode().decides() || call.mode().concurrency()) {
+            if (!call.mode().decides() || call.mode().concurrency() || (taken != null && taken[i] != null)) {
                 continue;
             }
             RateLimitDecision refusal = denials.refusal(keys[i], call.policy().bandwidths(), call.cost());
@@ -279,14 +436,16 @@ public final class RateLimitEngine {
      *   <li>any of these that admitted it, {@link Outcome#ALLOWED}, but only when the whole request was admitted: a
      *       policy that would have admitted a request another policy refused tells neither (an enforced one
      *       charged nothing); a {@code CHECK} admission is told although nothing was charged yet, the charge
-     *       after the response being told on its own;</li>
+     *       after the response being told on its own; {@link Outcome#ALLOWED_LOCALLY} instead when the node's local
+     *       budget paid for the call;</li>
      *   <li>a {@link ChargeMode#CHARGE} call (after a response whose status counts),
      *       {@link Outcome#CHARGED_AFTER_RESPONSE}.</li>
      * </ul>
      * A policy with a rate and a concurrency limit makes two calls and tells once per request: denied when either
      * refused it.
      */
-    private void report(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted) {
+    private void report(List<LimitCall> calls, List<RateLimitDecision> decisions, boolean admitted,
+                        LocalBudgets.Taken[] taken) {
         // One call tells at most once by itself, so the set is needed only for several.
         Set<String> told = calls.size() > 1 ? new HashSet<>() : null;
         for (int i = 0; i < calls.size(); i++) {
@@ -300,7 +459,8 @@ public final class RateLimitEngine {
         for (int i = 0; admitted && i < calls.size(); i++) {
             LimitCall call = calls.get(i);
             if (call.mode() != ChargeMode.CHARGE && decisions.get(i).allowed() && first(told, call.policy().name())) {
-                events.on(call.policy(), call.rawKey(), Outcome.ALLOWED);
+                events.on(call.policy(), call.rawKey(),
+                        taken != null && taken[i] != null ? Outcome.ALLOWED_LOCALLY : Outcome.ALLOWED);
             }
         }
     }

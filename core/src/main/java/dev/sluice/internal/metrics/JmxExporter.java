@@ -169,6 +169,11 @@ final class JmxExporter implements MetricsExporter {
             }
 
             @Override
+            public long getAllowedLocally() {
+                return policy.allowedLocallyCount();
+            }
+
+            @Override
             public String reset(String key) {
                 try {
                     return policy.reset(key);

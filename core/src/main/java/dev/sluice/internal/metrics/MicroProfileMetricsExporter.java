@@ -57,6 +57,7 @@ final class MicroProfileMetricsExporter implements MetricsExporter {
         counter(prefix + ".redis.errors", policy.redisErrors, tags);
         counter(prefix + ".fail.open", policy.failOpen, tags);
         counter(prefix + ".denied.locally", policy.deniedLocally, tags);
+        counter(prefix + ".allowed.locally", policy.allowedLocally, tags);
         counter(prefix + ".would.deny", policy.wouldDeny, tags);
         counter(prefix + ".charged.after.response", policy.chargedAfterResponse, tags);
         counter(prefix + ".exempt", policy.exempt, tags);

@@ -72,6 +72,8 @@ final class MicrometerExporter implements MetricsExporter {
                 PolicyMetrics::failOpenCount, tags);
         counter(prefix + ".denied.locally", "Refused requests answered from the node's deny cache, without Redis",
                 policy, PolicyMetrics::deniedLocallyCount, tags);
+        counter(prefix + ".allowed.locally", "Admitted requests paid from the node's local budget, without Redis",
+                policy, PolicyMetrics::allowedLocallyCount, tags);
         counter(prefix + ".would.deny", "Requests a shadowed policy would have refused", policy,
                 PolicyMetrics::wouldDenyCount, tags);
         counter(prefix + ".charged.after.response", "Responses whose status the policy counts, charged after the"

@@ -92,6 +92,8 @@ final class OpenTelemetryExporter implements MetricsExporter {
         });
         policyCounter(prefix + ".denied_locally", "{request}",
                 "Refused requests answered from the node's deny cache, without Redis", PolicyMetrics::deniedLocallyCount);
+        policyCounter(prefix + ".allowed_locally", "{request}",
+                "Admitted requests paid from the node's local budget, without Redis", PolicyMetrics::allowedLocallyCount);
         policyCounter(prefix + ".redis.errors", "{request}", "Requests Redis could not decide",
                 PolicyMetrics::redisErrorCount);
         policyCounter(prefix + ".fail_open", "{request}", "Requests admitted unchecked while Redis was unreachable",

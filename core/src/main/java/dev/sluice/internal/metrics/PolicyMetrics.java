@@ -16,6 +16,7 @@ public final class PolicyMetrics {
     final Counter redisErrors = new Counter();
     final Counter failOpen = new Counter();
     final Counter deniedLocally = new Counter();
+    final Counter allowedLocally = new Counter();
     final Counter wouldDeny = new Counter();
     final Counter chargedAfterResponse = new Counter();
     final Counter exempt = new Counter();
@@ -37,6 +38,7 @@ public final class PolicyMetrics {
     void count(RateLimitEvents.Outcome outcome) {
         switch (outcome) {
             case ALLOWED -> allowed();
+            case ALLOWED_LOCALLY -> allowedLocally();
             case DENIED -> denied();
             case DENIED_LOCALLY -> deniedLocally();
             case WOULD_DENY -> wouldDeny();
@@ -61,6 +63,15 @@ public final class PolicyMetrics {
      * checked when it counts some response statuses (then see {@link #chargedAfterResponse()}).
      */
     public void allowed() {
+        allowed.increment();
+    }
+
+    /**
+     * The policy admitted a request from the tokens the node holds for its key ({@code local-budget}), without asking
+     * Redis (also counted in {@link #allowed()}).
+     */
+    public void allowedLocally() {
+        allowedLocally.increment();
         allowed.increment();
     }
 
@@ -125,6 +136,10 @@ public final class PolicyMetrics {
 
     public long failOpenCount() {
         return failOpen.count();
+    }
+
+    public long allowedLocallyCount() {
+        return allowedLocally.count();
     }
 
     public long deniedLocallyCount() {

@@ -5,7 +5,7 @@ import dev.sluice.internal.config.PolicyConfig;
 /**
  * What became of one request under one rate-limit policy, as the rate-limit engine reports it: the engine decides
  * and tells; listeners count ({@link SluiceMetrics#rateLimits()}) or log (the shadow log), and the decision knows
- * none of them. Each request tells each of its policies at most one of {@link Outcome#ALLOWED},
+ * none of them. Each request tells each of its policies at most one of {@link Outcome#ALLOWED}, {@link Outcome#ALLOWED_LOCALLY},
  * {@link Outcome#DENIED}, {@link Outcome#DENIED_LOCALLY}, {@link Outcome#WOULD_DENY} or {@link Outcome#EXEMPT}
  * before it runs, and {@link Outcome#CHARGED_AFTER_RESPONSE} after its response; {@link Outcome#REDIS_ERROR} and
  * {@link Outcome#FAILED_OPEN} once per call of the policy that the store could not decide. Implementations are
@@ -18,6 +18,11 @@ public interface RateLimitEvents {
     enum Outcome {
         /** The policy admitted a request that went ahead (for a {@code count=} policy: checked, not charged). */
         ALLOWED,
+        /**
+         * The policy admitted a request that went ahead from the node's local budget, without asking the store about
+         * its rate (an {@link #ALLOWED} too).
+         */
+        ALLOWED_LOCALLY,
         /** The policy refused the request. */
         DENIED,
         /** The node refused the request from its deny cache, without asking the store (a {@link #DENIED} too). */

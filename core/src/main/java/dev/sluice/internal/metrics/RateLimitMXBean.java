@@ -33,6 +33,9 @@ public interface RateLimitMXBean {
     /** Of the refused requests, those the node refused from its deny cache without asking Redis. */
     long getDeniedLocally();
 
+    /** Of the admitted requests, those the node admitted from its local budget for the key without asking Redis. */
+    long getAllowedLocally();
+
     /**
      * Gives one client its whole burst back on every node: deletes the policy's bucket for {@code key} and makes
      * every node of the application forget its cached refusal of it at once.

@@ -4,14 +4,16 @@ import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfig;
-import dev.sluice.internal.limit.DenyCache;
+import dev.sluice.internal.limit.RateLimitEngine;
 import dev.sluice.internal.metrics.ReloadMetrics;
 
 import java.lang.System.Logger.Level;
 import java.lang.reflect.RecordComponent;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -30,7 +32,8 @@ import java.util.stream.Collectors;
  * <p>A reloadable whose new configuration has a bad value keeps all of its policies; the refusal is counted
  * and logged as an ERROR that names key, value and accepted form (once per distinct message while the value
  * stays bad, so a periodic refresh does not repeat it). A reload that changed a policy clears the deny cache
- * (its refusals were decided under the old limits) and logs the changes at INFO. Settings read only at
+ * (its refusals were decided under the old limits), returns the unspent tokens of the changed policies' local
+ * budgets (which start afresh under the new limits) and logs the changes at INFO. Settings read only at
  * deployment (Redis, key prefix, scripts, headers, client addresses, deny cache size, the refresh itself)
  * are left as they were, with one WARN per distinct change.
  *
@@ -130,16 +133,16 @@ public final class ConfigReloads implements AutoCloseable {
     }
 
     private final String app;
-    private final DenyCache denials;
+    private final RateLimitEngine rateLimits;
     private final ReloadMetrics metrics;
     private final List<Registration> registrations = new CopyOnWriteArrayList<>();
     private ScheduledExecutorService scheduler;
     private Duration period = Duration.ZERO;
     private boolean closed;
 
-    ConfigReloads(String app, DenyCache denials, ReloadMetrics metrics) {
+    ConfigReloads(String app, RateLimitEngine rateLimits, ReloadMetrics metrics) {
         this.app = app;
-        this.denials = denials;
+        this.rateLimits = rateLimits;
         this.metrics = metrics;
         metrics.action(this::reload);
     }
@@ -206,6 +209,7 @@ public final class ConfigReloads implements AutoCloseable {
         }
         List<String> lines = new ArrayList<>();
         List<String> changed = new ArrayList<>();
+        Set<String> changedPolicies = new HashSet<>();
         for (Registration r : registrations) {
             Outcome outcome;
             try {
@@ -224,6 +228,7 @@ public final class ConfigReloads implements AutoCloseable {
             r.lastRefusal = null;
             warnNotApplied(r, outcome.notApplied());
             if (!outcome.changes().isEmpty()) {
+                outcome.changes().forEach(c -> changedPolicies.add(c.policy()));
                 String text = r.reloadable.describe() + ": " + outcome.changes().stream().map(Change::toString)
                         .collect(Collectors.joining(", "));
                 changed.add(text);
@@ -231,7 +236,8 @@ public final class ConfigReloads implements AutoCloseable {
             }
         }
         if (!changed.isEmpty()) {
-            denials.clear();
+            rateLimits.denials().clear();
+            rateLimits.returnLocalBudgets(changedPolicies);
             metrics.applied();
             LOG.log(Level.INFO, "Sluice (app " + app + "): policies reloaded; " + String.join("; ", changed));
         }

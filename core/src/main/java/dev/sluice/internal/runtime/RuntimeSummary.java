@@ -54,7 +54,9 @@ final class RuntimeSummary {
         String rates = policy.bandwidths().stream().map(RuntimeSummary::bandwidth).collect(Collectors.joining(","));
         String concurrency = policy.limitsConcurrency() ? (rates.isEmpty() ? "" : ", ") + "concurrency="
                 + policy.concurrency() + " lease " + policy.concurrencyLeaseMillis() + "ms" : "";
-        return policy.name() + "(" + rates + concurrency + ", key=" + policy.key() + (policy.paths().isEmpty() ? ""
+        String budget = policy.hasLocalBudget() ? ", local-budget=" + policy.localBudgetMillis() + "ms (at most "
+                + policy.localBudgetTokens() + " tokens per node)" : "";
+        return policy.name() + "(" + rates + concurrency + budget + ", key=" + policy.key() + (policy.paths().isEmpty() ? ""
                 : ", paths=" + policy.paths()) + (policy.mode() == PolicyMode.SHADOW ? ", mode=shadow" : "")
                 + (policy.count().all() ? "" : ", count=" + policy.count()) + exempt(policy.exempt())
                 + (policy.enabled() ? "" : ", disabled") + ")";

@@ -66,6 +66,8 @@ public final class SluiceRuntime implements AutoCloseable {
             closeables.add(connector);
         }
         closeables.add(store);
+        // Closed before the store: the unspent tokens of local budgets go back to their buckets.
+        closeables.add(() -> rateLimits.returnLocalBudgets());
         this.resets = new BucketResets(rateLimits, connector, config.keyPrefix());
         closeables.add(resets);
         metrics.resetAction((policy, key) -> {
@@ -74,7 +76,7 @@ public final class SluiceRuntime implements AutoCloseable {
                     : "the bucket is deleted in Redis; " + told + " subscribed node(s) told to forget their refusal";
         });
         // Last in, so closed first: no refresh runs while the store and pool go away.
-        this.reloads = new ConfigReloads(metrics.app(), rateLimits.denials(), metrics.reloads());
+        this.reloads = new ConfigReloads(metrics.app(), rateLimits, metrics.reloads());
         closeables.add(reloads);
     }
 

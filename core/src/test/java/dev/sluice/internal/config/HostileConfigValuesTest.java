@@ -106,6 +106,7 @@ class HostileConfigValuesTest {
             new Row(POLICY + "concurrency", Map.of(), List.of("0", "-1", "x", "1.5", "1000001", "many")),
             new Row(POLICY + "concurrency-lease", Map.of(POLICY + "concurrency", "2"), List.of("0s", "-1s", "x",
                     "50ms", "2d", "1h1", "30")),
+            new Row(POLICY + "local-budget", RATE, List.of("-1ms", "x", "2s", "1001ms", "PT0.0005S", "30", "50 ms")),
             new Row(LOCK + "lease", Map.of(), List.of("0s", "-1s", "x", "0")),
             new Row(LOCK + "max-wait", Map.of(), List.of("-1s", "x", "soon")),
             new Row(SEMAPHORE + "permits", Map.of(), List.of("0", "-1", "x", "1.5", "99999999999")),

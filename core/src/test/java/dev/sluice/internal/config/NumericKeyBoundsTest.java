@@ -67,6 +67,9 @@ class NumericKeyBoundsTest {
                 arguments("sluice.limit.api.concurrency-lease", Map.of("sluice.limit.api.concurrency", "1"), "100ms",
                         100L, "1d", 86_400_000L, "PT0.0999S", "86400001ms",
                         (Function<SluiceConfig, Object>) c -> c.policy("api").orElseThrow().concurrencyLeaseMillis()),
+                arguments("sluice.limit.api.local-budget", Map.of("sluice.limit.api.rate", "1000/1s"), "1ms", 1L,
+                        "1s", 1000L, "PT0.0005S", "1001ms",
+                        (Function<SluiceConfig, Object>) c -> c.policy("api").orElseThrow().localBudgetMillis()),
                 arguments("sluice.config.refresh", NONE, "100ms", Duration.ofMillis(100), "106751d",
                         Duration.ofDays(106751), "PT0.0999S", "106752d",
                         (Function<SluiceConfig, Object>) SluiceConfig::configRefresh));

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static dev.sluice.internal.limit.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,10 +38,15 @@ abstract class AbstractRateLimitContractTest {
     /** While set, the next decision runs in the store and its reply is lost, as when a reply times out. */
     private final AtomicBoolean loseNextReply = new AtomicBoolean();
 
+    /** The clock local budgets age on, in the engine of the budget cases: still unless a case moves it. */
+    private final AtomicLong budgetNanos = new AtomicLong(1_000_000_000L);
+    /** An engine over the same counted store whose local budgets age on {@link #budgetNanos}. */
+    private RateLimitEngine budgeted;
+
     @BeforeEach
     void startWithEmptyStore() {
         store = freshStore();
-        engine = Engines.over(new RateLimitStore() {
+        RateLimitStore counted = new RateLimitStore() {
             @Override
             public List<BucketOutcome> consume(List<BucketRequest> requests) {
                 storeCalls.incrementAndGet();
@@ -65,7 +71,9 @@ abstract class AbstractRateLimitContractTest {
             public void close() {
                 store.close();
             }
-        }, "sluice");
+        };
+        engine = Engines.over(counted, "sluice");
+        budgeted = Engines.over(counted, "sluice", budgetNanos::get);
     }
 
     private RateLimitDecision in(ChargeMode mode, PolicyConfig policy, String key) {
@@ -414,5 +422,184 @@ abstract class AbstractRateLimitContractTest {
         await().atMost(Duration.ofSeconds(10)).until(
                 () -> engine.decide(List.of(permitCall(reports, "k", "next"))).get(0).allowed());
         assertThat(store.release(List.of(engine.permitKey("reports", "k")), "lost")).as("gone already").isZero();
+    }
+
+    // Local budgets (sluice.limit.<policy>.local-budget). Their ages are an hour here and their clock stands still
+    // unless a case moves it, so that only the store's own clock moves; 20/h refills a token every three minutes.
+
+    /** 20 an hour, a burst of 20, a local budget of an hour: a node holds at most 20 tokens of a key. */
+    private static PolicyConfig hot() {
+        return policy("hot", 20, 20, HOUR).withLocalBudget(3_600_000);
+    }
+
+    private RateLimitDecision budgeted(ChargeMode mode, PolicyConfig policy, String key) {
+        return budgeted.decide(List.of(new RateLimitEngine.LimitCall(policy, key, 1, mode))).get(0);
+    }
+
+    /** What the bucket holds now, asked of the store by a decision that charges nothing. */
+    private long leftInTheBucket(PolicyConfig policy, String key) {
+        return in(ChargeMode.CHECK, policy.withLocalBudget(0), key).remaining();
+    }
+
+    @Test
+    void aLocalBudgetPaysForMostRequestsFromTokensReservedInTheSameCallAndNeverAdmitsBeyondTheBucket() {
+        PolicyConfig hot = hot();
+        int admitted = 0;
+        int calls = storeCalls.get();
+        for (int i = 0; i < 25; i++) {
+            admitted += budgeted(ChargeMode.ENFORCE, hot, "k").allowed() ? 1 : 0;
+        }
+        assertThat(admitted).as("the bucket's 20, no more").isEqualTo(20);
+        // reservations of 0, 1, 3 and 7 beside the requests that found the batch spent, then two refreshes by the
+        // requests that spent its last token (14 asked, the 5 left given; then none left); each refusal asks the store
+        assertThat(storeCalls.get() - calls).isEqualTo(4 + 2 + 5);
+        assertThat(leftInTheBucket(hot, "k")).isZero();
+    }
+
+    @Test
+    void aRefusalWhileTheNodeHoldsNoTokenIsTheStoresAnswer() {
+        PolicyConfig hot = hot();
+        for (int i = 0; i < 20; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k");
+        }
+        RateLimitDecision refused = budgeted(ChargeMode.ENFORCE, hot, "k");
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.remaining()).isZero();
+        assertThat(refused.retryAfterMillis()).isBetween(180_000L - 5_000, 180_000L);
+    }
+
+    @Test
+    void unspentTokensGoBackToTheBucketWhenTheBudgetsAreReturned() {
+        PolicyConfig hot = hot();
+        for (int i = 0; i < 5; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k"); // reserves 0, 1 and 3: the node holds 2 after the fifth
+        }
+        assertThat(leftInTheBucket(hot, "k")).isEqualTo(20 - 5 - 2);
+        int calls = storeCalls.get();
+        budgeted.returnLocalBudgets(java.util.Set.of("other"));
+        assertThat(storeCalls.get()).as("another policy's budgets only").isEqualTo(calls);
+        budgeted.returnLocalBudgets(java.util.Set.of("hot"));
+        assertThat(storeCalls.get() - calls).as("one call for the one bucket").isEqualTo(1);
+        assertThat(leftInTheBucket(hot, "k")).isEqualTo(20 - 5);
+        budgeted.returnLocalBudgets();
+        assertThat(leftInTheBucket(hot, "k")).as("returned once").isEqualTo(20 - 5);
+    }
+
+    @Test
+    void undeployingReturnsTheTokensOfEveryPolicy() {
+        PolicyConfig hot = hot();
+        PolicyConfig cold = policy("cold", 20, 20, HOUR).withLocalBudget(3_600_000);
+        for (int i = 0; i < 5; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k");
+            budgeted(ChargeMode.ENFORCE, cold, "k");
+        }
+        budgeted.returnLocalBudgets();
+        assertThat(leftInTheBucket(hot, "k")).isEqualTo(20 - 5);
+        assertThat(leftInTheBucket(cold, "k")).isEqualTo(20 - 5);
+    }
+
+    @Test
+    void aReturnNeverMakesABucketFullerThanFull() {
+        PolicyConfig hot = hot();
+        for (int i = 0; i < 5; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k");
+        }
+        engine.decide(List.of(new RateLimitEngine.LimitCall(hot.withLocalBudget(0), "k", 2, ChargeMode.REFUND)));
+        engine.decide(List.of(new RateLimitEngine.LimitCall(hot.withLocalBudget(0), "k", 5, ChargeMode.REFUND)));
+        assertThat(leftInTheBucket(hot, "k")).isEqualTo(20);
+        budgeted.returnLocalBudgets();
+        assertThat(leftInTheBucket(hot, "k")).isEqualTo(20);
+    }
+
+    @Test
+    void tokensPastTheirAgeAreDroppedNotSpentNorReturned() {
+        PolicyConfig hot = hot();
+        for (int i = 0; i < 5; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k");
+        }
+        budgetNanos.addAndGet(HOUR.toNanos());
+        int calls = storeCalls.get();
+        assertThat(budgeted(ChargeMode.ENFORCE, hot, "k").allowed()).isTrue();
+        assertThat(storeCalls.get() - calls).as("the node's two tokens are too old: asked of the store").isEqualTo(1);
+        budgeted.returnLocalBudgets();
+        assertThat(leftInTheBucket(hot, "k")).as("the dropped tokens stay charged").isEqualTo(20 - 6 - 2);
+    }
+
+    @Test
+    void aRequestRefusedByAnotherPolicyGivesTheTokensItTookBack() {
+        PolicyConfig hot = hot();
+        PolicyConfig once = policy("once", 1, HOUR);
+        List<RateLimitEngine.LimitCall> both = List.of(new RateLimitEngine.LimitCall(hot, "k", 1),
+                new RateLimitEngine.LimitCall(once, "k", 1));
+        for (int i = 0; i < 4; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k"); // reserves 0, 1 and 3: the node holds 3 after the fourth
+        }
+        assertThat(budgeted.decide(both)).allMatch(RateLimitDecision::allowed);
+        List<RateLimitDecision> refused = budgeted.decide(both);
+        assertThat(refused.get(1).allowed()).isFalse();
+        assertThat(refused.get(0).allowed()).as("hot alone would admit").isTrue();
+        int calls = storeCalls.get();
+        RateLimitDecision next = budgeted(ChargeMode.ENFORCE, hot, "k");
+        assertThat(storeCalls.get()).as("paid from the node's tokens").isEqualTo(calls);
+        // two held (the refused request's came back) less this one, and the 13 the bucket held after the batch
+        assertThat(next.remaining()).isEqualTo(1 + 13);
+    }
+
+    @Test
+    void aShadowedPolicyWithABudgetNeverRefusesAndPaysFromTheBudget() {
+        PolicyConfig hot = hot().withMode(dev.sluice.internal.config.PolicyMode.SHADOW);
+        int wouldAdmit = 0;
+        for (int i = 0; i < 25; i++) {
+            RateLimitDecision d = budgeted(ChargeMode.SHADOW, hot, "k");
+            wouldAdmit += d.allowed() ? 1 : 0;
+        }
+        assertThat(wouldAdmit).as("its own decisions, which refuse no request").isEqualTo(20);
+        assertThat(leftInTheBucket(hot, "k")).isZero();
+    }
+
+    @Test
+    void aCountedPolicyIsCheckedFromTheBudgetAndChargedFromItAfterTheResponse() {
+        PolicyConfig hot = hot();
+        for (int i = 0; i < 4; i++) {
+            budgeted(ChargeMode.ENFORCE, hot, "k"); // the node holds 3
+        }
+        int calls = storeCalls.get();
+        for (int i = 0; i < 5; i++) {
+            assertThat(budgeted(ChargeMode.CHECK, hot, "k").allowed()).isTrue();
+        }
+        for (int i = 0; i < 2; i++) {
+            assertThat(budgeted(ChargeMode.CHARGE, hot, "k").allowed()).isTrue();
+        }
+        assertThat(storeCalls.get()).as("checked and charged from the 3 tokens held").isEqualTo(calls);
+        assertThat(budgeted(ChargeMode.CHARGE, hot, "k").allowed()).isTrue();
+        assertThat(storeCalls.get() - calls).as("the last token's charge asks for the next batch").isEqualTo(1);
+        assertThat(leftInTheBucket(hot, "k")).isLessThanOrEqualTo(20 - 4 - 3);
+    }
+
+    @Test
+    void aConcurrencyLimitIsDecidedByTheStoreWhileTheRateIsPaidLocally() {
+        PolicyConfig hot = new PolicyConfig("hot", hot().bandwidths(), dev.sluice.internal.config.KeySpec.IP, List.of(),
+                java.util.Set.of(), 1, true, dev.sluice.internal.config.FailureMode.ALLOW,
+                dev.sluice.internal.config.PolicyMode.ENFORCE, dev.sluice.internal.config.CountedStatuses.ALL,
+                dev.sluice.internal.config.Exemptions.NONE, 1, 600_000, 3_600_000);
+        for (int i = 0; i < 4; i++) {
+            List<RateLimitDecision> d = budgeted.decide(List.of(new RateLimitEngine.LimitCall(hot, "k", 1),
+                    permitCall(hot, "k", "r" + i)));
+            assertThat(d).allMatch(RateLimitDecision::allowed);
+            assertThat(store.release(List.of(budgeted.permitKey("hot", "k")), "r" + i)).isEqualTo(1);
+        }
+        // the node holds 3; the one permit is taken by a request in flight
+        assertThat(budgeted.decide(List.of(permitCall(hot, "k", "held"))).get(0).allowed()).isTrue();
+        int calls = storeCalls.get();
+        List<RateLimitDecision> refused = budgeted.decide(List.of(new RateLimitEngine.LimitCall(hot, "k", 1),
+                permitCall(hot, "k", "refused")));
+        assertThat(storeCalls.get() - calls).as("the permit is the store's to decide").isEqualTo(1);
+        assertThat(refused.get(1).allowed()).isFalse();
+        assertThat(refused.get(0).allowed()).isTrue();
+        for (int i = 0; i < 2; i++) {
+            assertThat(budgeted(ChargeMode.ENFORCE, hot, "k").allowed()).isTrue();
+        }
+        // without its token back, the second would spend the last one and ask for the next batch
+        assertThat(storeCalls.get() - calls).as("the refused request's token came back").isEqualTo(1);
     }
 }

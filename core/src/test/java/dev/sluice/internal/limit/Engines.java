@@ -26,9 +26,23 @@ public final class Engines {
                         "the rate-limit store"), new DenyCache(0, System::nanoTime));
     }
 
+    /** An engine over {@code store} with the defaults above, whose local budgets age on {@code nanoTime}. */
+    public static RateLimitEngine over(RateLimitStore store, String keyPrefix, java.util.function.LongSupplier nanoTime) {
+        return new RateLimitEngine(store, keyPrefix, new CircuitBreaker(CircuitBreaker.DEFAULT_THRESHOLD,
+                CircuitBreaker.DEFAULT_COOL_DOWN, System::nanoTime, "the rate-limit store"), new DenyCache(0, System::nanoTime),
+                () -> OwnWatchdog.WATCHDOG, SluiceMetrics.unpublished(RedisSettings.none()).rateLimits(), nanoTime);
+    }
+
     /** An engine counting in {@code metrics}, through {@code breaker}, remembering refusals in {@code denials}. */
     public static RateLimitEngine over(RateLimitStore store, String keyPrefix, SluiceMetrics metrics,
                                        CircuitBreaker breaker, DenyCache denials) {
         return new RateLimitEngine(store, keyPrefix, breaker, denials, () -> OwnWatchdog.WATCHDOG, metrics.rateLimits());
+    }
+
+    /** As {@link #over(RateLimitStore, String, SluiceMetrics, CircuitBreaker, DenyCache)}, aging on {@code nanoTime}. */
+    public static RateLimitEngine over(RateLimitStore store, String keyPrefix, SluiceMetrics metrics,
+                                       CircuitBreaker breaker, DenyCache denials, java.util.function.LongSupplier nanoTime) {
+        return new RateLimitEngine(store, keyPrefix, breaker, denials, () -> OwnWatchdog.WATCHDOG, metrics.rateLimits(),
+                nanoTime);
     }
 }

@@ -64,6 +64,8 @@ class GcraDifferentialIT {
         int never = 0;
         int reshaped = 0;
         int fractional = 0;
+        int reserved = 0;
+        int refundedToFull = 0;
         java.util.Set<ChargeMode> modesSeen = java.util.EnumSet.noneOf(ChargeMode.class);
         int concurrencyRefused = 0;
         for (int op = 0; op < OPERATIONS; op++) {
@@ -94,7 +96,9 @@ class GcraDifferentialIT {
                     continue;
                 }
                 if (requests.stream().noneMatch(r -> r.key().equals(key))) {
-                    requests.add(new BucketRequest(key, cost, limits, mode));
+                    // A local budget's reservation now and then: up to 7 tokens beyond the cost.
+                    long reserve = mode != ChargeMode.REFUND && random.nextInt(4) == 0 ? random.nextInt(8) : 0;
+                    requests.add(new BucketRequest(key, cost, limits, mode, null, reserve));
                     modesSeen.add(mode);
                 }
             }
@@ -111,6 +115,10 @@ class GcraDifferentialIT {
                 concurrencyRefused += requests.get(r).permit() != null && !fromJava.get(r).allowed() ? 1 : 0;
             }
             never += fromJava.stream().anyMatch(o -> o.waitMicros() < 0) ? 1 : 0;
+            reserved += fromJava.stream().anyMatch(o -> o.reserved() > 0) ? 1 : 0;
+            for (int r = 0; r < requests.size(); r++) {
+                refundedToFull += requests.get(r).mode() == ChargeMode.REFUND && fromJava.get(r).resetMicros() == 0 ? 1 : 0;
+            }
             fractional += requests.stream().anyMatch(r -> r.limits().stream().anyMatch(l -> l.unitsPerMicro() > 1)) ? 1 : 0;
 
             BucketRequest.Limit pace = shapes.get(random.nextInt(shapes.size())).get(0);
@@ -123,6 +131,8 @@ class GcraDifferentialIT {
         assertThat(alone).as("decisions of one policy of one bandwidth").isGreaterThan(OPERATIONS / 50);
         assertThat(fractional).as("decisions with an interval that is not whole microseconds").isGreaterThan(OPERATIONS / 10);
         assertThat(reshaped).isPositive();
+        assertThat(reserved).as("decisions that reserved tokens for a local budget").isGreaterThan(OPERATIONS / 100);
+        assertThat(refundedToFull).as("refunds that left a bucket full").isPositive();
         assertThat(modesSeen).containsExactlyInAnyOrder(ChargeMode.values());
         assertThat(concurrencyRefused).as("concurrency limits without a free permit").isPositive();
     }

@@ -31,7 +31,8 @@ class GcraProtocolTest {
     void everyModeTravelsAsWhatItMeans() {
         assertThat(List.of(ChargeMode.values()).stream().map(m -> (m.decides() ? "decides " : "watches ")
                 + m.charge().wire()).toList()).containsExactly("decides if-all-admit", "watches if-it-admits",
-                "decides never", "watches never", "watches always", "decides if-all-admit", "watches if-all-admit");
+                "decides never", "watches never", "watches always", "decides if-all-admit", "watches if-all-admit",
+                "watches refund");
     }
 
     @Test
@@ -51,6 +52,59 @@ class GcraProtocolTest {
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("gcra (file:/etc/sluice/gcra.lua)").hasMessageContaining("shape");
         }
+    }
+
+    private static final BucketRequest BUDGET = BucketRequest.reserving("hot", 1, List.of(BucketRequest.Limit.ofMicros(
+            1000, 50)), ChargeMode.ENFORCE, 9);
+
+    @Test
+    void aBudgetSendsItsReserveAfterItsCostAndAnExactPolicyTheShapeItAlwaysHad() {
+        assertThat(GcraProtocol.args(List.of(BUDGET, RATE))).containsExactly("2",
+                "budget", "1", "if-all-admit", "1", "9", "1", "1000", "1", "50",
+                "bucket", "0", "if-it-admits", "2", "2", "1000", "1", "5", "10000000", "3", "3");
+        assertThat(GcraProtocol.keys(List.of(BUDGET, RATE))).containsExactly("hot", "rl", "rl:1");
+        BucketRequest refund = new BucketRequest("hot", 4, List.of(BucketRequest.Limit.ofMicros(1000, 50)),
+                ChargeMode.REFUND);
+        assertThat(GcraProtocol.args(List.of(refund))).containsExactly("1", "bucket", "0", "refund", "4", "1", "1000",
+                "1", "50");
+    }
+
+    @Test
+    void aBudgetsReplyHasASixthIntegerTheTokensReserved() {
+        List<BucketOutcome> outcomes = GcraProtocol.outcomes(List.of(1L, 40L, 0L, 0L, 10_000L, 9L,
+                1L, 4L, 1L, 0L, 250_000L), List.of(BUDGET, RATE), GCRA);
+        assertThat(outcomes).containsExactly(new BucketOutcome(true, 40, 0, 0, 10_000, 9),
+                new BucketOutcome(true, 4, 1, 0, 250_000, 0));
+        assertThat(GcraProtocol.outcomes(List.of(1L, 40L, 0L, 0L, 10_000L, 0L), List.of(BUDGET), GCRA).get(0).reserved())
+                .isZero();
+    }
+
+    @Test
+    void aReservationBeyondTheReserveNegativeOrWithARefusalIsRefusedNamingTheScript() {
+        for (List<Long> reply : List.of(List.of(1L, 40L, 0L, 0L, 10_000L, 10L), List.of(1L, 40L, 0L, 0L, 10_000L, -1L),
+                List.of(0L, 0L, 0L, 5_000L, 10_000L, 1L), List.of(1L, 40L, 0L, 0L, 10_000L))) {
+            assertThatThrownBy(() -> GcraProtocol.outcomes(reply, List.of(BUDGET), GCRA)).as("%s", reply)
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessageContaining("gcra (file:/etc/sluice/gcra.lua)").hasMessageContaining("shape")
+                    .hasMessageContaining(reply.size() == 6 ? "reserved " + reply.get(5) + " of 9" : "");
+        }
+        for (List<Long> reply : List.of(List.of(2L, 4L, 0L, 0L, 0L))) {
+            assertThatThrownBy(() -> GcraProtocol.outcomes(reply, List.of(RATE), GCRA))
+                    .hasMessageNotContaining("reserved");
+        }
+        assertThat(GcraProtocol.outcomes(List.of(0L, 0L, 0L, 5_000L, 10_000L, 0L), List.of(BUDGET), GCRA).get(0).allowed())
+                .as("a refusal that reserved nothing").isFalse();
+    }
+
+    @Test
+    void onlyARatePolicyMayReserveAndNeverANegativeAmount() {
+        List<BucketRequest.Limit> limits = List.of(BucketRequest.Limit.ofMicros(1000, 50));
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> BucketRequest.reserving("hot", 1, limits, ChargeMode.REFUND, 1));
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> BucketRequest.reserving("hot", 1, limits, ChargeMode.ENFORCE, -1));
+        assertThat(BucketRequest.reserving("hot", 1, limits, ChargeMode.REFUND, 0).reserve()).isZero();
+        assertThat(BucketRequest.reserving("hot", 1, limits, ChargeMode.CHARGE, 3).reserve()).isEqualTo(3);
     }
 
     @Test
