@@ -212,6 +212,97 @@ class CallCombinerTest {
     }
 
     @Test
+    void aLoneCallerTakesASlotOnlyWhenOneIsFreeAndNobodyWaits() throws Exception {
+        CountDownLatch sending = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            sending.countDown();
+            await(release);
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+
+        assertThat(combiner.tryAlone()).isTrue();
+        assertThat(combiner.tryAlone()).as("the one slot is taken").isFalse();
+        combiner.leaveAlone(null);
+        assertThat(combiner.tryAlone()).as("given back").isTrue();
+        combiner.leaveAlone(null);
+
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<String> first = pool.submit(() -> combiner.call("first"));
+            sending.await();
+            Future<String> second = pool.submit(() -> combiner.call("second"));
+            awaitQueued(combiner, 1);
+            release.countDown();
+            assertThat(first.get()).isEqualTo("ok first");
+            assertThat(second.get()).isEqualTo("ok second");
+        } finally {
+            pool.shutdownNow();
+        }
+        CallCombiner<String, String> twoSlots = new CallCombiner<>(2, 64, batch -> { });
+        assertThat(twoSlots.tryAlone()).isTrue();
+        assertThat(twoSlots.tryAlone()).as("a second slot").isTrue();
+    }
+
+    @Test
+    void aCallerQueuedBehindALoneSenderIsSentWhenItLeaves() throws Exception {
+        List<List<String>> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            batches.add(batch.stream().map(CallCombiner.Call::request).toList());
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+        assertThat(combiner.tryAlone()).isTrue();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            AtomicReference<Thread> waiter = new AtomicReference<>();
+            Future<String> queued = pool.submit(() -> {
+                waiter.set(Thread.currentThread());
+                return combiner.call("queued");
+            });
+            awaitQueued(combiner, 1);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                    .until(() -> waiter.get().getState() == Thread.State.WAITING);
+
+            combiner.leaveAlone(null);
+
+            assertTimeoutPreemptively(HANG, () -> assertThat(queued.get()).isEqualTo("ok queued"),
+                    "the caller queued behind a lone sender was stranded");
+            assertThat(batches).containsExactly(List.of("queued"));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aLoneCallThatFailsAsABatchFailsTheCallersQueuedBehindIt() throws Exception {
+        AtomicInteger sent = new AtomicInteger();
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            sent.incrementAndGet();
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+        assertThat(combiner.tryAlone()).isTrue();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<String>> queued = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String name = "queued " + i;
+                queued.add(pool.submit(() -> combiner.call(name)));
+            }
+            awaitQueued(combiner, 3);
+
+            combiner.leaveAlone(new IllegalStateException("connection timed out"));
+
+            for (Future<String> q : queued) {
+                assertThatThrownBy(q::get).hasRootCauseMessage("connection timed out");
+            }
+            assertThat(sent.get()).as("the queued callers were not sent into the timeout").isZero();
+            assertThat(combiner.call("later")).isEqualTo("ok later");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void aSenderThatLeavesARequestUnansweredFailsItInsteadOfStrandingIt() {
         CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
         });
