@@ -94,6 +94,9 @@ final class ScriptCommand {
             List<Object> built = null;
             for (int i = 0; i < list.size(); i++) {
                 Object element = list.get(i);
+                if (element instanceof Long) {
+                    continue; // most elements: a check of the class alone, where List is an interface to look up
+                }
                 if (element instanceof byte[] || element instanceof List) {
                     if (built == null) {
                         built = new ArrayList<>(list);
