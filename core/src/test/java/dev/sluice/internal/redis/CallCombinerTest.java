@@ -65,12 +65,28 @@ class CallCombinerTest {
         });
 
         ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Thread> callers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        // Spurious wake-ups, which park allows: a waiter woken before its answer must neither miss it nor leave a
+        // caller after it asleep.
+        Thread waker = new Thread(() -> {
+            Random random = new Random(seeds.nextLong());
+            while (running.get()) {
+                if (!callers.isEmpty()) {
+                    LockSupport.unpark(callers.get(random.nextInt(callers.size())));
+                }
+                LockSupport.parkNanos(random.nextInt(20_000));
+            }
+        }, "spurious-waker");
+        waker.setDaemon(true);
+        waker.start();
         try {
             List<Future<Integer>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 long seed = seeds.nextLong();
                 long base = (long) t * callsEach;
                 results.add(pool.submit(() -> {
+                    callers.add(Thread.currentThread());
                     Random random = new Random(seed);
                     int answered = 0;
                     for (int i = 0; i < callsEach; i++) {
@@ -94,6 +110,7 @@ class CallCombinerTest {
                 }
             }, "a caller was stranded in the queue");
         } finally {
+            running.set(false);
             pool.shutdownNow();
         }
         assertThat(mostInFlight.get()).as("batches in flight at once").isLessThanOrEqualTo(2);
