@@ -320,6 +320,57 @@ class CallCombinerTest {
     }
 
     @Test
+    void theCallersQueuedBehindAFailedBatchGetItsVeryExceptionAndAnErrorReachesThemAsAnIllegalStateException()
+            throws Exception {
+        RuntimeException timedOut = new IllegalStateException("connection timed out");
+        AssertionError broken = new AssertionError("sender broke");
+        for (Throwable failure : List.of(timedOut, broken)) {
+            CountDownLatch sending = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+                sending.countDown();
+                await(release);
+                if (failure instanceof Error error) {
+                    throw error;
+                }
+                throw (RuntimeException) failure;
+            });
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<String> first = pool.submit(() -> combiner.call("first"));
+                sending.await();
+                Future<String> queued = pool.submit(() -> combiner.call("queued"));
+                awaitQueued(combiner, 1);
+                release.countDown();
+
+                assertThatThrownBy(first::get).cause().isSameAs(failure);
+                if (failure == timedOut) {
+                    assertThatThrownBy(queued::get).cause().isSameAs(timedOut);
+                } else {
+                    assertThatThrownBy(queued::get).cause().isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("sender broke").cause().isSameAs(broken);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void batchesOfOneAndOneSenderAreAllowedButNoneOfZero() {
+        CallCombiner<Integer, Integer> smallest = new CallCombiner<>(1, 1, batch -> {
+            assertThat(batch).hasSize(1);
+            batch.forEach(c -> c.complete(c.request() + 1));
+        });
+
+        assertThat(smallest.call(1)).isEqualTo(2);
+        assertThatThrownBy(() -> new CallCombiner<Integer, Integer>(0, 1, batch -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxSenders 0");
+        assertThatThrownBy(() -> new CallCombiner<Integer, Integer>(1, 0, batch -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxBatch 0");
+    }
+
+    @Test
     void aSenderThatLeavesARequestUnansweredFailsItInsteadOfStrandingIt() {
         CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
         });
