@@ -11,10 +11,7 @@ import dev.sluice.internal.http.RateLimitHeaders;
 import dev.sluice.internal.http.Verdict;
 import dev.sluice.internal.runtime.SluiceRuntime;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +60,7 @@ public final class FilterAllocation {
                 ClientAddress addresses = ClientAddress.of(config);
                 long sink = run(gate, policies, addresses, requests); // warm-up: JIT, pool, script loaded
                 for (int round = 1; round <= 3; round++) {
-                    SystemCalls calls = syscalls ? SystemCalls.count() : null;
+                    PerfStat calls = syscalls ? PerfStat.ofThisThread("raw_syscalls:sys_enter,context-switches") : null;
                     long before = threads.getThreadAllocatedBytes(thread);
                     long cpuBefore = threads.getCurrentThreadCpuTime();
                     long userBefore = threads.getCurrentThreadUserTime();
@@ -74,48 +71,10 @@ public final class FilterAllocation {
                     System.out.printf("round %d: %d requests, %.1f bytes allocated per request, thread CPU %.2f µs"
                             + " per request (user %.2f, system %.2f)%s%n", round, requests, (double) bytes / requests,
                             cpu / 1e3 / requests, user / 1e3 / requests, (cpu - user) / 1e3 / requests,
-                            calls == null ? "" : calls.stop(requests));
+                            calls == null ? "" : ", " + calls.stop(requests) + " per request");
                 }
                 System.out.println("(checksum " + sink + ")");
             }
-        }
-    }
-
-    /**
-     * The system calls and context switches of this thread while it runs, counted by {@code perf stat} (software
-     * events: they need no hardware counters, and their number per request does not depend on the host's load).
-     */
-    private static final class SystemCalls {
-        private final Process perf;
-        private final Path output;
-
-        private SystemCalls(Process perf, Path output) {
-            this.perf = perf;
-            this.output = output;
-        }
-
-        static SystemCalls count() throws IOException, InterruptedException {
-            // /proc/thread-self links to <pid>/task/<tid>: perf counts that one thread
-            String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
-            Path output = Files.createTempFile("sluice-syscalls", ".csv");
-            Process perf = new ProcessBuilder("perf", "stat", "-x", ",", "-o", output.toString(), "-e",
-                    "raw_syscalls:sys_enter,context-switches", "-t", tid).start();
-            Thread.sleep(500); // perf attaches asynchronously; nothing to wait on but time (a benchmark, not a test)
-            return new SystemCalls(perf, output);
-        }
-
-        String stop(int requests) throws IOException, InterruptedException {
-            new ProcessBuilder("kill", "-INT", Long.toString(perf.pid())).start().waitFor();
-            perf.waitFor();
-            StringBuilder counts = new StringBuilder();
-            for (String line : Files.readAllLines(output)) {
-                String[] fields = line.split(",");
-                if (fields.length > 2 && !fields[0].isEmpty() && Character.isDigit(fields[0].charAt(0))) {
-                    counts.append(String.format(", %s %.2f", fields[2], Double.parseDouble(fields[0]) / requests));
-                }
-            }
-            Files.delete(output);
-            return counts + " per request";
         }
     }
 
