@@ -109,10 +109,6 @@ final class ScriptCommand {
             return built == null ? asRead : built;
         }
 
-        @Override
-        public String toString() {
-            return "Object";
-        }
     };
 
     /** Bytes given to Jedis as they are (Jedis's own {@code Raw} copies them first). */
@@ -126,16 +122,6 @@ final class ScriptCommand {
         @Override
         public byte[] getRaw() {
             return bytes;
-        }
-
-        @Override
-        public int hashCode() {
-            return java.util.Arrays.hashCode(bytes);
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof Encoded encoded && java.util.Arrays.equals(bytes, encoded.bytes);
         }
     }
 }

@@ -73,6 +73,24 @@ class ScriptCommandTest {
     }
 
     @Test
+    void smallDecimalNumbersAreEncodedOnceAndEverythingElseOnEveryCall() {
+        for (String small : List.of("0", "1", "9", "10", "99", "100", "999")) {
+            assertThat(ScriptCommand.encode(small)).as(small).isSameAs(ScriptCommand.encode(small));
+        }
+        for (String other : List.of("1000", "007", "00", "-1", "", "1a", "a1", "/", ":")) {
+            assertThat(ScriptCommand.encode(other)).as(other).isNotSameAs(ScriptCommand.encode(other));
+            assertThat(ScriptCommand.encode(other).getRaw()).as(other)
+                    .isEqualTo(other.getBytes(StandardCharsets.UTF_8));
+        }
+        List<Rawable> one = new ArrayList<>();
+        List<Rawable> other = new ArrayList<>();
+        ScriptCommand.evalsha(SHAPES, List.of("k"), List.of(), Mode.STANDALONE).getArguments().forEach(one::add);
+        ScriptCommand.evalsha(SHAPES, List.of("j"), List.of(), Mode.STANDALONE).getArguments().forEach(other::add);
+        assertThat(one.get(1)).as("the SHA").isSameAs(other.get(1));
+        assertThat(one.get(2)).as("the key count").isSameAs(other.get(2));
+    }
+
+    @Test
     void inClusterItsArgumentsKnowTheKeysSlotAsJedisOwnDo() {
         List<String> keys = List.of("sluice:rl:{login:203.0.113.7}", "sluice:rl:{login:203.0.113.7}:1");
         List<String> args = List.of("1", "bucket");
