@@ -195,12 +195,10 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
 
     @Test
     void callsQueuedBehindOneInFlightGoTogetherAndAFailingCallFailsOnlyItsCaller() throws Exception {
-        String answering = replacement("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
-                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}");
+        String answering = keyAnswering();
         ExecutorService threads = Executors.newFixedThreadPool(3);
         try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
-            RedisRateLimitStore store = store(SluiceConfigLoader.load(ConfigSources.of(
-                    Map.of("sluice.redis.uri", proxy.uri()))).redis(), Map.of("gcra", answering), 1, 64);
+            RedisRateLimitStore store = oneSenderThrough(proxy, answering);
             store.consume(List.of(rate("k7", 1)));
             REDIS.resetStats();
 
@@ -242,12 +240,10 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
 
     @Test
     void aCallQueuedAloneBehindOneInFlightIsSentOnItsOwnAndAScriptErrorFailsOnlyItsCaller() throws Exception {
-        String answering = replacement("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
-                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}");
+        String answering = keyAnswering();
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
-            RedisRateLimitStore store = store(SluiceConfigLoader.load(ConfigSources.of(
-                    Map.of("sluice.redis.uri", proxy.uri()))).redis(), Map.of("gcra", answering), 1, 64);
+            RedisRateLimitStore store = oneSenderThrough(proxy, answering);
             store.consume(List.of(rate("k7", 1)));
             for (String key : List.of("k5", "bad")) {
                 REDIS.resetStats();
@@ -281,6 +277,21 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    /**
+     * A replacement of gcra.lua that answers a key {@code k<n>} as admitted with n tokens left and fails the key
+     * {@code bad} with a script error: which caller got which reply shows at a glance.
+     */
+    private String keyAnswering() throws IOException {
+        return replacement("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
+                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}");
+    }
+
+    /** A store with one sender slot, running {@code gcra}, through {@code proxy}. */
+    private RedisRateLimitStore oneSenderThrough(FaultyProxy proxy, String gcra) {
+        return store(SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", proxy.uri()))).redis(),
+                Map.of("gcra", gcra), 1, 64);
     }
 
     /**

@@ -135,14 +135,7 @@ class CallCombinerTest {
         try {
             Future<String> first = pool.submit(() -> combiner.call("first"));
             sending.await();
-            AtomicReference<Thread> waiter = new AtomicReference<>();
-            Future<String> second = pool.submit(() -> {
-                waiter.set(Thread.currentThread());
-                return combiner.call("second");
-            });
-            awaitQueued(combiner, 1);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-                    .until(() -> waiter.get().getState() == Thread.State.WAITING);
+            Future<String> second = queuedAndParked(pool, combiner, "second");
             release.countDown();
 
             assertThat(first.get()).isEqualTo("ok first");
@@ -229,14 +222,8 @@ class CallCombinerTest {
     }
 
     @Test
-    void aLoneCallerTakesASlotOnlyWhenOneIsFreeAndNobodyWaits() throws Exception {
-        CountDownLatch sending = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
-            sending.countDown();
-            await(release);
-            batch.forEach(c -> c.complete("ok " + c.request()));
-        });
+    void aLoneCallerTakesASlotOnlyWhenOneIsFree() {
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> { });
 
         assertThat(combiner.tryAlone()).isTrue();
         assertThat(combiner.tryAlone()).as("the one slot is taken").isFalse();
@@ -244,21 +231,10 @@ class CallCombinerTest {
         assertThat(combiner.tryAlone()).as("given back").isTrue();
         combiner.leaveAlone(null);
 
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try {
-            Future<String> first = pool.submit(() -> combiner.call("first"));
-            sending.await();
-            Future<String> second = pool.submit(() -> combiner.call("second"));
-            awaitQueued(combiner, 1);
-            release.countDown();
-            assertThat(first.get()).isEqualTo("ok first");
-            assertThat(second.get()).isEqualTo("ok second");
-        } finally {
-            pool.shutdownNow();
-        }
         CallCombiner<String, String> twoSlots = new CallCombiner<>(2, 64, batch -> { });
         assertThat(twoSlots.tryAlone()).isTrue();
         assertThat(twoSlots.tryAlone()).as("a second slot").isTrue();
+        assertThat(twoSlots.tryAlone()).as("both taken").isFalse();
     }
 
     @Test
@@ -271,14 +247,7 @@ class CallCombinerTest {
         assertThat(combiner.tryAlone()).isTrue();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            AtomicReference<Thread> waiter = new AtomicReference<>();
-            Future<String> queued = pool.submit(() -> {
-                waiter.set(Thread.currentThread());
-                return combiner.call("queued");
-            });
-            awaitQueued(combiner, 1);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-                    .until(() -> waiter.get().getState() == Thread.State.WAITING);
+            Future<String> queued = queuedAndParked(pool, combiner, "queued");
 
             combiner.leaveAlone(null);
 
@@ -377,6 +346,20 @@ class CallCombinerTest {
 
         assertThatThrownBy(() -> combiner.call("forgotten")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("unanswered");
+    }
+
+    /** {@code request} called on {@code pool}, once it waits in the queue, parked. */
+    private static Future<String> queuedAndParked(ExecutorService pool, CallCombiner<String, String> combiner,
+            String request) {
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        Future<String> reply = pool.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return combiner.call(request);
+        });
+        awaitQueued(combiner, 1);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> waiter.get().getState() == Thread.State.WAITING);
+        return reply;
     }
 
     private static void awaitQueued(CallCombiner<?, ?> combiner, int count) {
