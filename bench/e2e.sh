@@ -25,7 +25,9 @@
 # Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (20s), SLUICE_E2E_DURATION (20s),
 # SLUICE_E2E_LATENCY_DURATION (10s), SLUICE_E2E_LATENCY_RATE (500 requests/s), SLUICE_E2E_THREADS (2),
 # SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780), SLUICE_E2E_VARIANTS (all six,
-# comma-separated), SLUICE_E2E_JFR (a directory: record WildFly with JFR's profile settings in every run).
+# comma-separated), SLUICE_E2E_JFR (a directory: record WildFly with JFR's profile settings in every run),
+# SLUICE_E2E_PERF (any value: count WildFly's system calls and context switches over the measured run with perf stat
+# and print them per request, numbers that depend on the code more than on how loaded the host is).
 #
 # Each run: WildFly restarted (same flags but the variant's), a warm-up at saturation (wrk, 32 connections),
 # the measured throughput run at saturation (requests/s and CPU per request), then the latency run: 5
@@ -51,6 +53,11 @@ connections=${SLUICE_E2E_CONNECTIONS:-32}
 offset=${SLUICE_E2E_PORT_OFFSET:-700}
 IFS=, read -r -a variants <<<"${SLUICE_E2E_VARIANTS:-without,with,with-budget,bucket4j,with-xff,bucket4j-xff}"
 jfr_dir=${SLUICE_E2E_JFR:-}
+perf_events=""
+if [[ -n "${SLUICE_E2E_PERF:-}" ]]; then
+    command -v perf >/dev/null 2>&1 || { echo "SLUICE_E2E_PERF needs perf (Debian: apt-get install linux-perf)" >&2; exit 1; }
+    perf_events=raw_syscalls:sys_enter,context-switches
+fi
 http_port=$((8080 + offset))
 url="http://127.0.0.1:${http_port}/sample-plain/api/hello"
 run_dir="$root/ear-sample/it/target/e2e-bench"
@@ -293,7 +300,13 @@ for round in $(seq 1 "$rounds"); do
         java_pid=$(pgrep -P "$wildfly_pid" java | head -n 1)
         read -r wildfly_cpu0 < <(cpu_ticks "$java_pid"); read -r redis_cpu0 < <(cpu_ticks "$redis_pid")
         snapshot_children; wrk_cpu0=$(children_ticks_read)
+        perf_pid=""
+        if [[ -n "$perf_events" ]]; then
+            perf stat -x , -o "$run_dir/results/perf-$round-$variant.csv" -e "$perf_events" -p "$java_pid" &
+            perf_pid=$!
+        fi
         run_wrk "$variant" 0 -t"$threads" -c"$connections" -d"$duration" > "$out"
+        if [[ -n "$perf_pid" ]]; then kill -INT "$perf_pid"; wait "$perf_pid" || true; fi
         snapshot_children; wrk_cpu1=$(children_ticks_read)
         read -r wildfly_cpu1 < <(cpu_ticks "$java_pid"); read -r redis_cpu1 < <(cpu_ticks "$redis_pid")
         fail_on_errors "round $round $variant" "$out"
@@ -310,6 +323,10 @@ for round in $(seq 1 "$rounds"); do
         p99=$(to_us "$(awk '$1 == "99%" {print $2}' "$latency_out")")
         printf 'round %d  %-12s  %9.0f req/s  CPU per request: WildFly %4s us, redis-server %3s us, wrk %3s us;  paced %5.0f req/s: p99 %7.0f us\n' \
             "$round" "$variant" "$rps" "$wildfly_us" "$redis_us" "$wrk_us" "$paced_rps" "$p99"
+        if [[ -n "$perf_pid" ]]; then
+            awk -F, -v n="$requests" '$1 ~ /^[0-9]/ { printf "%s%s %.2f", (k++ ? ", " : "    WildFly per request: "), $3, $1 / n } END { print "" }' \
+                "$run_dir/results/perf-$round-$variant.csv"
+        fi
         echo "$round $variant $rps $p99 $wildfly_us $redis_us $wrk_us $paced_rps" >> "$run_dir/results/summary.txt"
         stop_wildfly
     done

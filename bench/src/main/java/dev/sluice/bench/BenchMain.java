@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The one benchmark command: starts a private {@code redis-server}, runs every comparison round by round
@@ -104,6 +105,8 @@ public final class BenchMain {
                                 done, runs, elapsed(started), round, scenario.id(), library,
                                 Arrays.stream(m.opsPerSecond()).average().orElse(Double.NaN),
                                 m.p50Nanos() / 1000.0, m.p99Nanos() / 1000.0, m.clientCpuMicrosPerOp(), m.redisCpuMicrosPerOp());
+                        System.out.printf(Locale.ROOT, "    iterations (ops/s): %s%n", Arrays.stream(m.opsPerSecond())
+                                .mapToObj(x -> String.format(Locale.ROOT, "%,.0f", x)).collect(Collectors.joining(", ")));
                         if (!Double.isNaN(m.admittedShare())) {
                             System.out.printf(Locale.ROOT, "    %.1f%% of the decisions admitted%n", 100 * m.admittedShare());
                         }

@@ -27,7 +27,11 @@ import java.util.Optional;
  * the gate it is the real engine, store, Jedis and a private {@code redis-server}, one {@code EVALSHA} per request.
  *
  * <p>Run: {@code java -cp <bench class path> dev.sluice.bench.FilterAllocation [requests]}; it prints the
- * thread's allocated bytes per request (com.sun.management.ThreadMXBean), three times over, after a warm-up.
+ * thread's allocated bytes per request (com.sun.management.ThreadMXBean), three times over, after a warm-up, and
+ * the thread's CPU time per request, user and system (system time is the socket calls; on a loaded host the CPU
+ * time varies more than the bytes, which depend on nothing but the code).
+ * With {@code --syscalls} after the count, also the thread's system calls and context switches per request
+ * ({@code perf stat}, which must be on the PATH and allowed to attach).
  * Add {@code -XX:StartFlightRecording=filename=x.jfr,settings=profile} and read
  * {@code jfr print --events jdk.ObjectAllocationSample x.jfr} for the allocation sites.
  */
@@ -40,6 +44,7 @@ public final class FilterAllocation {
 
     public static void main(String[] args) throws Exception {
         int requests = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+        boolean syscalls = args.length > 1 && args[1].equals("--syscalls");
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long thread = Thread.currentThread().getId();
@@ -55,11 +60,18 @@ public final class FilterAllocation {
                 ClientAddress addresses = ClientAddress.of(config);
                 long sink = run(gate, policies, addresses, requests); // warm-up: JIT, pool, script loaded
                 for (int round = 1; round <= 3; round++) {
+                    PerfStat calls = syscalls ? PerfStat.ofThisThread("raw_syscalls:sys_enter,context-switches") : null;
                     long before = threads.getThreadAllocatedBytes(thread);
+                    long cpuBefore = threads.getCurrentThreadCpuTime();
+                    long userBefore = threads.getCurrentThreadUserTime();
                     sink += run(gate, policies, addresses, requests);
+                    long user = threads.getCurrentThreadUserTime() - userBefore;
+                    long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
                     long bytes = threads.getThreadAllocatedBytes(thread) - before;
-                    System.out.printf("round %d: %d requests, %.1f bytes allocated per request%n", round, requests,
-                            (double) bytes / requests);
+                    System.out.printf("round %d: %d requests, %.1f bytes allocated per request, thread CPU %.2f µs"
+                            + " per request (user %.2f, system %.2f)%s%n", round, requests, (double) bytes / requests,
+                            cpu / 1e3 / requests, user / 1e3 / requests, (cpu - user) / 1e3 / requests,
+                            calls == null ? "" : ", " + calls.stop(requests) + " per request");
                 }
                 System.out.println("(checksum " + sink + ")");
             }

@@ -38,13 +38,10 @@ final class RedisBenchmarkRunner {
         // per-request random number below -r.
         String key = hot ? "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-0}"
                 : "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-__rand_int__}";
-        // gcra.lua's ARGV for one enforced policy of one bandwidth: policy count, mode, cost, bandwidth count,
-        // interval in the bucket's units, units per µs, capacity.
-        var bandwidth = new dev.sluice.internal.config.Bandwidth(BenchEnv.RATE_TOKENS, BenchEnv.RATE_PERIOD,
-                BenchEnv.RATE_TOKENS);
-        List<String> command = List.of("EVALSHA", sha, "1", key, "1", "0", "1", "1",
-                String.valueOf(bandwidth.intervalUnits()), String.valueOf(bandwidth.unitsPerMicro()),
-                String.valueOf(BenchEnv.RATE_TOKENS));
+        List<String> args = RawEvalshaClient.gcraArgs(BenchEnv.RATE_TOKENS, BenchEnv.RATE_PERIOD);
+        admits(sha, args);
+        List<String> command = new ArrayList<>(List.of("EVALSHA", sha, "1", key));
+        command.addAll(args);
 
         // A low first guess: the first warm-up is then short where a row is slow (one connection, a loaded
         // machine) instead of running 100,000 requests; each later run is sized from the one before.
@@ -111,6 +108,22 @@ final class RedisBenchmarkRunner {
         }
         return new double[] {Double.parseDouble(cells[cells.length - 7]), Double.parseDouble(cells[cells.length - 4]),
                 Double.parseDouble(cells[cells.length - 2]), cpu};
+    }
+
+    /**
+     * Checks the call once: redis-benchmark counts a reply of any kind, so arguments the script refuses would
+     * measure how fast Redis answers with an error.
+     */
+    private void admits(String sha, List<String> args) throws IOException {
+        try (Jedis jedis = redis.connect()) {
+            Object reply = jedis.evalsha(sha, List.of("sluice:rl:{" + SluiceRateLimitClient.POLICY + ":check}"), args);
+            if (!(reply instanceof List<?> values) || values.isEmpty() || !Long.valueOf(1).equals(values.get(0))) {
+                throw new IOException("gcra.lua did not admit the reference's call " + args + ": " + reply);
+            }
+        } catch (redis.clients.jedis.exceptions.JedisDataException refused) {
+            throw new IOException("gcra.lua refused the reference's arguments " + args + ": " + refused.getMessage(),
+                    refused);
+        }
     }
 
     private String loadScript() throws IOException {

@@ -30,7 +30,9 @@ import java.util.concurrent.locks.LockSupport;
  *     {@link IllegalStateException}.</li>
  * </ul>
  * A waiter that wakes without its request being done sends for the queue when it can, so spurious wake-ups
- * are harmless.
+ * are harmless. A caller that sends alone ({@link #tryAlone()}) holds a slot like any sender and leaves it the
+ * same way ({@link #leaveAlone}), so the argument holds for it too; it takes nothing from the queue, which it
+ * found empty.
  *
  * <p><b>Failures.</b> When the sender throws for a whole batch (the connection failed or timed out), every
  * request of the batch fails with that exception, and so do the requests queued behind it at that moment: they
@@ -149,6 +151,36 @@ public final class CallCombiner<T, R> {
         return call.result();
     }
 
+    /**
+     * Takes a sender's slot for the caller to send its one request itself, outside any batch: what a lone caller
+     * does, without the {@link Call} it would otherwise wait on. Only when nobody waits in the queue (else the
+     * caller should take them along: {@link #call}) and a slot is free.
+     *
+     * @return whether the slot was taken; if so the caller sends its request, and then must call
+     *         {@link #leaveAlone} whatever happened
+     */
+    public boolean tryAlone() {
+        return queue.isEmpty() && tryStartSending();
+    }
+
+    /**
+     * Gives back the slot that {@link #tryAlone()} took, as a sender leaving a batch does. When the request failed
+     * as a whole batch fails (its connection broke or timed out, or the sending threw), {@code failure} says so,
+     * and the requests queued meanwhile fail with it, as they would behind a failed batch.
+     *
+     * @param failure what failed the lone request as a batch would fail, or null (it was answered, even with an
+     *                error of its own)
+     */
+    public void leaveAlone(Throwable failure) {
+        try {
+            if (failure != null) {
+                failQueued(asRuntime(failure));
+            }
+        } finally {
+            leave();
+        }
+    }
+
     /** Requests waiting for a sender (tests). */
     int queued() {
         return queue.size();
@@ -177,11 +209,16 @@ public final class CallCombiner<T, R> {
                 send(batch);
             }
         } finally {
-            senders.decrementAndGet();
-            Call<T, R> head = queue.peek();
-            if (head != null) {
-                LockSupport.unpark(head.caller);
-            }
+            leave();
+        }
+    }
+
+    /** Gives up a sender's slot and wakes the first waiter, who sends for the queue if its request is not done. */
+    private void leave() {
+        senders.decrementAndGet();
+        Call<T, R> head = queue.peek();
+        if (head != null) {
+            LockSupport.unpark(head.caller);
         }
     }
 
@@ -189,12 +226,9 @@ public final class CallCombiner<T, R> {
         try {
             sender.send(batch);
         } catch (RuntimeException | Error problem) {
-            RuntimeException failure = problem instanceof RuntimeException runtime ? runtime
-                    : new IllegalStateException("sending a batch failed: " + problem, problem);
+            RuntimeException failure = asRuntime(problem);
             batch.forEach(c -> c.fail(failure));
-            for (Call<T, R> queued; (queued = queue.poll()) != null; ) {
-                queued.fail(failure);
-            }
+            failQueued(failure);
             if (problem instanceof Error error) {
                 throw error;
             }
@@ -207,5 +241,17 @@ public final class CallCombiner<T, R> {
                 }
             }
         }
+    }
+
+    /** Fails what is queued behind a failed batch: it would go to the same unresponsive server. */
+    private void failQueued(RuntimeException failure) {
+        for (Call<T, R> queued; (queued = queue.poll()) != null; ) {
+            queued.fail(failure);
+        }
+    }
+
+    private static RuntimeException asRuntime(Throwable problem) {
+        return problem instanceof RuntimeException runtime ? runtime
+                : new IllegalStateException("sending a batch failed: " + problem, problem);
     }
 }

@@ -3,6 +3,9 @@ package dev.sluice.internal.redis;
 import dev.sluice.SluiceConfigException;
 import dev.sluice.internal.config.ConfigProblems;
 
+import redis.clients.jedis.args.Rawable;
+import redis.clients.jedis.util.SafeEncoder;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -53,12 +56,14 @@ public final class LuaScript {
     private final String source;
     private final String sha;
     private final String location;
+    private final ScriptCommand.Encoded shaArgument;
 
     private LuaScript(String name, String source, String location) {
         this.name = name;
         this.source = source;
         this.sha = sha1Hex(source);
         this.location = location;
+        this.shaArgument = new ScriptCommand.Encoded(SafeEncoder.encode(sha));
     }
 
     /**
@@ -120,6 +125,11 @@ public final class LuaScript {
      * fragment also the lines it fills, e.g. {@code file:/etc/sluice/gcra.lua (lines 76-160 from
      * classpath:/dev/sluice/scripts/include/permit-set.lua)}.
      */
+    /** {@link #sha()} as {@code EVALSHA}'s argument, encoded once. */
+    Rawable shaArgument() {
+        return shaArgument;
+    }
+
     public String location() {
         return location;
     }

@@ -86,10 +86,24 @@ public final class ScriptCalls {
      * @throws JedisConnectionException when Redis could not be reached or did not answer in time
      */
     public Object eval(LuaScript script, List<String> keys, List<String> args) {
-        if (combiner == null) {
-            return evalAlone(script, keys, args);
+        if (combiner == null || keys.isEmpty()) {
+            return evalAlone(script, keys, args); // (without keys: refused before anything is sent)
         }
-        return combiner.call(new ScriptExecutor.Call(script, keys, args));
+        if (!combiner.tryAlone()) {
+            return combiner.call(new ScriptExecutor.Call(script, keys, args));
+        }
+        // Nobody waits and a sender's slot is free: the call goes at once on this thread, as a batch of one would.
+        Throwable failedAsABatch = null;
+        try {
+            return evalAlone(script, keys, args);
+        } catch (JedisDataException answeredWithAnError) {
+            throw answeredWithAnError;
+        } catch (RuntimeException | Error e) {
+            failedAsABatch = e;
+            throw e;
+        } finally {
+            combiner.leaveAlone(failedAsABatch);
+        }
     }
 
     /** Runs {@code script} on its own, never combined, a broken connection handled as for every call. */

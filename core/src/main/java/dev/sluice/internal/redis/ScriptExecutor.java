@@ -26,13 +26,13 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * Runs {@link LuaScript}s by SHA: every call is one {@code EVALSHA}, never {@code EVAL}, so the script text
- * crosses the network only when Redis lacks it. When Redis answers {@code NOSCRIPT} (it restarted, failed over, or
- * someone ran {@code SCRIPT FLUSH}) the script is loaded with {@code SCRIPT LOAD} and the {@code EVALSHA} retried
- * once; the caller does not notice. In Cluster mode the script is loaded on the node that owns the first key,
- * which is where the retried call goes. A call whose reply is lost is never sent again, in any mode: in Cluster
- * the connector's {@link AtMostOnceClusterExecutor} follows only redirections and connection failures that happen
- * before the command was written.
+ * Runs {@link LuaScript}s by SHA: every call is one {@code EVALSHA} ({@link ScriptCommand}), never {@code EVAL}, so
+ * the script text crosses the network only when Redis lacks it. When Redis answers {@code NOSCRIPT} (it restarted,
+ * failed over, or someone ran {@code SCRIPT FLUSH}) the script is loaded with {@code SCRIPT LOAD} and the
+ * {@code EVALSHA} retried once; the caller does not notice. In Cluster mode the script is loaded on the node that
+ * owns the first key, which is where the retried call goes. A call whose reply is lost is never sent again, in any
+ * mode: in Cluster the connector's {@link AtMostOnceClusterExecutor} follows only redirections and connection
+ * failures that happen before the command was written.
  *
  * <p>Every script takes at least one key: Cluster routes by it, and all Sluice scripts work on keys.
  *
@@ -77,11 +77,12 @@ public final class ScriptExecutor {
             throw new IllegalArgumentException("script " + script.name() + " needs at least one key");
         }
         UnifiedJedis jedis = client.get();
+        CommandObject<Object> evalsha = ScriptCommand.evalsha(script, keys, args, mode);
         try {
-            return jedis.evalsha(script.sha(), keys, args);
+            return jedis.executeCommand(evalsha);
         } catch (JedisNoScriptException missing) {
             load(jedis, script, keys.get(0));
-            return jedis.evalsha(script.sha(), keys, args);
+            return jedis.executeCommand(evalsha);
         }
     }
 
@@ -138,11 +139,12 @@ public final class ScriptExecutor {
         return replies;
     }
 
-    private static List<Object> pipeline(UnifiedJedis jedis, List<Call> calls) {
+    private List<Object> pipeline(UnifiedJedis jedis, List<Call> calls) {
         List<Response<Object>> responses = new ArrayList<>(calls.size());
         try (AbstractPipeline pipeline = jedis.pipelined()) {
             for (Call call : calls) {
-                responses.add(pipeline.evalsha(call.script().sha(), call.keys(), call.args()));
+                responses.add(pipeline.executeCommand(ScriptCommand.evalsha(call.script(), call.keys(), call.args(),
+                        mode)));
             }
             pipeline.sync();
         }

@@ -28,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -194,12 +195,10 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
 
     @Test
     void callsQueuedBehindOneInFlightGoTogetherAndAFailingCallFailsOnlyItsCaller() throws Exception {
-        String answering = replacement("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
-                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}");
+        String answering = keyAnswering();
         ExecutorService threads = Executors.newFixedThreadPool(3);
         try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
-            RedisRateLimitStore store = store(SluiceConfigLoader.load(ConfigSources.of(
-                    Map.of("sluice.redis.uri", proxy.uri()))).redis(), Map.of("gcra", answering), 1, 64);
+            RedisRateLimitStore store = oneSenderThrough(proxy, answering);
             store.consume(List.of(rate("k7", 1)));
             REDIS.resetStats();
 
@@ -237,6 +236,62 @@ class RedisRateLimitStoreTest extends AbstractRateLimitContractTest {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    @Test
+    void aCallQueuedAloneBehindOneInFlightIsSentOnItsOwnAndAScriptErrorFailsOnlyItsCaller() throws Exception {
+        String answering = keyAnswering();
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try (FaultyProxy proxy = FaultyProxy.start(REDIS.host(), REDIS.port())) {
+            RedisRateLimitStore store = oneSenderThrough(proxy, answering);
+            store.consume(List.of(rate("k7", 1)));
+            for (String key : List.of("k5", "bad")) {
+                REDIS.resetStats();
+                proxy.stall(true);
+                Future<Long> first = threads.submit(() -> store.consume(List.of(rate("k1", 1))).get(0).remaining());
+                await().atMost(Duration.ofSeconds(10)).until(() -> proxy.heldChunks() > 0);
+                AtomicReference<Thread> waiter = new AtomicReference<>();
+                Future<Object> queued = threads.submit(() -> {
+                    waiter.set(Thread.currentThread());
+                    try {
+                        return store.consume(List.of(rate(key, 1))).get(0).remaining();
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                });
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> waiter.get() != null && waiter.get().getState() == Thread.State.WAITING);
+                proxy.stall(false);
+
+                assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
+                if (key.equals("bad")) {
+                    assertThat(queued.get(10, TimeUnit.SECONDS)).isInstanceOf(StoreUnavailableException.class)
+                            .asString().contains(answering, "bad key");
+                } else {
+                    assertThat(queued.get(10, TimeUnit.SECONDS)).isEqualTo(5L);
+                }
+                assertThat(REDIS.commandCount("evalsha")).as("one each").isEqualTo(2);
+            }
+            assertThat(store.consume(List.of(rate("k9", 1))).get(0).remaining()).as("the combiner left free")
+                    .isEqualTo(9L);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * A replacement of gcra.lua that answers a key {@code k<n>} as admitted with n tokens left and fails the key
+     * {@code bad} with a script error: which caller got which reply shows at a glance.
+     */
+    private String keyAnswering() throws IOException {
+        return replacement("gcra", "if KEYS[1] == 'bad' then return redis.error_reply('bad key') end "
+                + "return {1, tonumber(string.sub(KEYS[1], 2)), 0, 0, 0}");
+    }
+
+    /** A store with one sender slot, running {@code gcra}, through {@code proxy}. */
+    private RedisRateLimitStore oneSenderThrough(FaultyProxy proxy, String gcra) {
+        return store(SluiceConfigLoader.load(ConfigSources.of(Map.of("sluice.redis.uri", proxy.uri()))).redis(),
+                Map.of("gcra", gcra), 1, 64);
     }
 
     /**

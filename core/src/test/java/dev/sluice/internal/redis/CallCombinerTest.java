@@ -65,12 +65,28 @@ class CallCombinerTest {
         });
 
         ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Thread> callers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        // Spurious wake-ups, which park allows: a waiter woken before its answer must neither miss it nor leave a
+        // caller after it asleep.
+        Thread waker = new Thread(() -> {
+            Random random = new Random(seeds.nextLong());
+            while (running.get()) {
+                if (!callers.isEmpty()) {
+                    LockSupport.unpark(callers.get(random.nextInt(callers.size())));
+                }
+                LockSupport.parkNanos(random.nextInt(20_000));
+            }
+        }, "spurious-waker");
+        waker.setDaemon(true);
+        waker.start();
         try {
             List<Future<Integer>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 long seed = seeds.nextLong();
                 long base = (long) t * callsEach;
                 results.add(pool.submit(() -> {
+                    callers.add(Thread.currentThread());
                     Random random = new Random(seed);
                     int answered = 0;
                     for (int i = 0; i < callsEach; i++) {
@@ -94,6 +110,7 @@ class CallCombinerTest {
                 }
             }, "a caller was stranded in the queue");
         } finally {
+            running.set(false);
             pool.shutdownNow();
         }
         assertThat(mostInFlight.get()).as("batches in flight at once").isLessThanOrEqualTo(2);
@@ -118,14 +135,7 @@ class CallCombinerTest {
         try {
             Future<String> first = pool.submit(() -> combiner.call("first"));
             sending.await();
-            AtomicReference<Thread> waiter = new AtomicReference<>();
-            Future<String> second = pool.submit(() -> {
-                waiter.set(Thread.currentThread());
-                return combiner.call("second");
-            });
-            awaitQueued(combiner, 1);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
-                    .until(() -> waiter.get().getState() == Thread.State.WAITING);
+            Future<String> second = queuedAndParked(pool, combiner, "second");
             release.countDown();
 
             assertThat(first.get()).isEqualTo("ok first");
@@ -212,12 +222,144 @@ class CallCombinerTest {
     }
 
     @Test
+    void aLoneCallerTakesASlotOnlyWhenOneIsFree() {
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> { });
+
+        assertThat(combiner.tryAlone()).isTrue();
+        assertThat(combiner.tryAlone()).as("the one slot is taken").isFalse();
+        combiner.leaveAlone(null);
+        assertThat(combiner.tryAlone()).as("given back").isTrue();
+        combiner.leaveAlone(null);
+
+        CallCombiner<String, String> twoSlots = new CallCombiner<>(2, 64, batch -> { });
+        assertThat(twoSlots.tryAlone()).isTrue();
+        assertThat(twoSlots.tryAlone()).as("a second slot").isTrue();
+        assertThat(twoSlots.tryAlone()).as("both taken").isFalse();
+    }
+
+    @Test
+    void aCallerQueuedBehindALoneSenderIsSentWhenItLeaves() throws Exception {
+        List<List<String>> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            batches.add(batch.stream().map(CallCombiner.Call::request).toList());
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+        assertThat(combiner.tryAlone()).isTrue();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<String> queued = queuedAndParked(pool, combiner, "queued");
+
+            combiner.leaveAlone(null);
+
+            assertTimeoutPreemptively(HANG, () -> assertThat(queued.get()).isEqualTo("ok queued"),
+                    "the caller queued behind a lone sender was stranded");
+            assertThat(batches).containsExactly(List.of("queued"));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aLoneCallThatFailsAsABatchFailsTheCallersQueuedBehindIt() throws Exception {
+        AtomicInteger sent = new AtomicInteger();
+        CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+            sent.incrementAndGet();
+            batch.forEach(c -> c.complete("ok " + c.request()));
+        });
+        assertThat(combiner.tryAlone()).isTrue();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<String>> queued = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String name = "queued " + i;
+                queued.add(pool.submit(() -> combiner.call(name)));
+            }
+            awaitQueued(combiner, 3);
+
+            combiner.leaveAlone(new IllegalStateException("connection timed out"));
+
+            for (Future<String> q : queued) {
+                assertThatThrownBy(q::get).hasRootCauseMessage("connection timed out");
+            }
+            assertThat(sent.get()).as("the queued callers were not sent into the timeout").isZero();
+            assertThat(combiner.call("later")).isEqualTo("ok later");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void theCallersQueuedBehindAFailedBatchGetItsVeryExceptionAndAnErrorReachesThemAsAnIllegalStateException()
+            throws Exception {
+        RuntimeException timedOut = new IllegalStateException("connection timed out");
+        AssertionError broken = new AssertionError("sender broke");
+        for (Throwable failure : List.of(timedOut, broken)) {
+            CountDownLatch sending = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
+                sending.countDown();
+                await(release);
+                if (failure instanceof Error error) {
+                    throw error;
+                }
+                throw (RuntimeException) failure;
+            });
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                Future<String> first = pool.submit(() -> combiner.call("first"));
+                sending.await();
+                Future<String> queued = pool.submit(() -> combiner.call("queued"));
+                awaitQueued(combiner, 1);
+                release.countDown();
+
+                assertThatThrownBy(first::get).cause().isSameAs(failure);
+                if (failure == timedOut) {
+                    assertThatThrownBy(queued::get).cause().isSameAs(timedOut);
+                } else {
+                    assertThatThrownBy(queued::get).cause().isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("sender broke").cause().isSameAs(broken);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void batchesOfOneAndOneSenderAreAllowedButNoneOfZero() {
+        CallCombiner<Integer, Integer> smallest = new CallCombiner<>(1, 1, batch -> {
+            assertThat(batch).hasSize(1);
+            batch.forEach(c -> c.complete(c.request() + 1));
+        });
+
+        assertThat(smallest.call(1)).isEqualTo(2);
+        assertThatThrownBy(() -> new CallCombiner<Integer, Integer>(0, 1, batch -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxSenders 0");
+        assertThatThrownBy(() -> new CallCombiner<Integer, Integer>(1, 0, batch -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxBatch 0");
+    }
+
+    @Test
     void aSenderThatLeavesARequestUnansweredFailsItInsteadOfStrandingIt() {
         CallCombiner<String, String> combiner = new CallCombiner<>(1, 64, batch -> {
         });
 
         assertThatThrownBy(() -> combiner.call("forgotten")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("unanswered");
+    }
+
+    /** {@code request} called on {@code pool}, once it waits in the queue, parked. */
+    private static Future<String> queuedAndParked(ExecutorService pool, CallCombiner<String, String> combiner,
+            String request) {
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        Future<String> reply = pool.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return combiner.call(request);
+        });
+        awaitQueued(combiner, 1);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> waiter.get().getState() == Thread.State.WAITING);
+        return reply;
     }
 
     private static void awaitQueued(CallCombiner<?, ?> combiner, int count) {
