@@ -36,6 +36,11 @@ public final class ChannelSubscriber implements AutoCloseable {
     private final CountDownLatch firstSubscription = new CountDownLatch(1);
     private volatile boolean closed;
     private volatile JedisPubSub current;
+    // Only the subscriber thread reads and writes these two, in run() and in onSubscribe, which it runs.
+    /** Whether the loss going on was told. */
+    private boolean warned;
+    /** The wait before the next attempt: doubles while attempts fail, back to the minimum once subscribed. */
+    private long backoff = MIN_BACKOFF_MILLIS;
 
     /**
      * Starts subscribing at once to a channel whose messages are store keys.
@@ -63,13 +68,18 @@ public final class ChannelSubscriber implements AutoCloseable {
     }
 
     private void run() {
-        long backoff = MIN_BACKOFF_MILLIS;
-        boolean warned = false;
         while (!closed) {
             JedisPubSub pubSub = new JedisPubSub() {
                 @Override
                 public void onSubscribe(String ch, int subscribedChannels) {
                     firstSubscription.countDown();
+                    backoff = MIN_BACKOFF_MILLIS;
+                    if (warned) {
+                        // Told here, not when subscribe() returns: a subscription that is lost again throws out
+                        // of subscribe() without returning, and its loss must be told as well.
+                        log.log(Level.INFO, "Sluice: subscribed to " + channel + " again");
+                        warned = false;
+                    }
                     // Anything released while we were not listening would otherwise wait for the poll.
                     onSubscribed.run();
                 }
@@ -82,8 +92,6 @@ public final class ChannelSubscriber implements AutoCloseable {
             current = pubSub;
             try {
                 client.get().subscribe(pubSub, channel);
-                backoff = MIN_BACKOFF_MILLIS;
-                warned = false;
             } catch (RuntimeException e) {
                 if (closed) {
                     return;
