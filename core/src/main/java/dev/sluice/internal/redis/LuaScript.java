@@ -125,11 +125,6 @@ public final class LuaScript {
      * fragment also the lines it fills, e.g. {@code file:/etc/sluice/gcra.lua (lines 76-160 from
      * classpath:/dev/sluice/scripts/include/permit-set.lua)}.
      */
-    /** {@link #sha()} as {@code EVALSHA}'s argument, encoded once. */
-    Rawable shaArgument() {
-        return shaArgument;
-    }
-
     public String location() {
         return location;
     }
@@ -137,6 +132,11 @@ public final class LuaScript {
     /** The configuration key that replaces this script. */
     public String configKey() {
         return configKey(name);
+    }
+
+    /** {@link #sha()} as {@code EVALSHA}'s argument, encoded once. */
+    Rawable shaArgument() {
+        return shaArgument;
     }
 
     @Override

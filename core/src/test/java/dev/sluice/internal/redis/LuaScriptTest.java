@@ -156,6 +156,79 @@ class LuaScriptTest {
         }
     }
 
+    @Test
+    void aScriptIsKnownByItsNameAndItsText() {
+        LuaScript one = LuaScript.of("one", "return 1", "here");
+        LuaScript same = LuaScript.of("one", "return 1", "elsewhere");
+
+        assertThat(one).isEqualTo(same).hasSameHashCodeAs(same)
+                .isNotEqualTo(LuaScript.of("two", "return 1", "here"))
+                .isNotEqualTo(LuaScript.of("one", "return 2", "here"))
+                .isNotEqualTo("return 1");
+        assertThat(one.hashCode()).isNotEqualTo(LuaScript.of("one", "return 2", "here").hashCode());
+        assertThat(one.toString()).contains("one").contains(one.sha()).contains("here");
+        assertThat(LuaScript.of("one", "\uFEFFreturn 1", "here")).as("byte-order mark dropped").isEqualTo(one);
+        assertThat(LuaScript.of("one", "--#include permit-set.lua", "here").source())
+                .as("a text in hand is taken as it is").isEqualTo("--#include permit-set.lua");
+    }
+
+    @Test
+    void aBlankReplacementMeansTheBundledScript() {
+        LuaScript script = LuaScript.load("test-incr", config("sluice.script.test-incr", "  "));
+
+        assertThat(script).isEqualTo(LuaScript.bundled("test-incr"));
+        assertThat(script.location()).isEqualTo("classpath:/dev/sluice/scripts/test-incr.lua");
+    }
+
+    @Test
+    void aClasspathReplacementIsFoundWithOrWithoutLeadingSlashesInTheApplicationsLoaderFirst(@TempDir Path dir)
+            throws Exception {
+        Files.createDirectories(dir.resolve("ops"));
+        Files.writeString(dir.resolve("ops/gcra.lua"), "return 'the application''s'");
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        try (java.net.URLClassLoader application = new java.net.URLClassLoader(new java.net.URL[] {dir.toUri().toURL()},
+                null)) {
+            Thread.currentThread().setContextClassLoader(application);
+            for (String location : List.of("classpath:ops/gcra.lua", "classpath:/ops/gcra.lua",
+                    "classpath:///ops/gcra.lua")) {
+                assertThat(LuaScript.load("gcra", config("sluice.script.gcra", location)).source()).as(location)
+                        .isEqualTo("return 'the application''s'");
+            }
+            assertThat(LuaScript.load("test-incr", config("sluice.script.test-incr",
+                    "classpath:/dev/sluice/internal/redis/override-incr.lua")).source())
+                    .as("not in the application's loader: Sluice's own").contains("2 * tonumber");
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+        }
+    }
+
+    @Test
+    void aDirectoryIsNoScript(@TempDir Path dir) {
+        assertThatThrownBy(() -> LuaScript.load("test-incr", config("sluice.script.test-incr", "file:" + dir)))
+                .isInstanceOf(SluiceConfigException.class)
+                .hasMessageContaining("does not exist or cannot be read");
+    }
+
+    @Test
+    void twoIncludesAreEachPlacedAndLocatedByTheirLines(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("mine.lua"),
+                "-- one\n  --#include permit-set.lua  \n-- two\n--#include permit-set.lua");
+
+        LuaScript script = LuaScript.load("test-incr", config("sluice.script.test-incr", "file:" + file));
+
+        String fragment;
+        try (var in = LuaScript.class.getClassLoader().getResourceAsStream("dev/sluice/scripts/include/permit-set.lua")) {
+            fragment = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String body = fragment.endsWith("\n") ? fragment.substring(0, fragment.length() - 1) : fragment;
+        long n = body.split("\n", -1).length;
+        assertThat(script.source()).isEqualTo("-- one\n" + body + "\n-- two\n" + body + "\n");
+        String from = " from classpath:/dev/sluice/scripts/include/permit-set.lua";
+        assertThat(script.location()).isEqualTo("file:" + file + " (lines 2-" + (1 + n) + from + ", lines "
+                + (3 + n) + "-" + (2 + 2 * n) + from + ")");
+        assertThat(script.source().lines().toList().get((int) (1 + n))).isEqualTo("-- two");
+    }
+
     private static Function<String, Optional<String>> config(String key, String value) {
         return k -> Optional.ofNullable(Map.of(key, value).get(k));
     }

@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 
 import java.net.URL;
@@ -175,6 +178,25 @@ class ScriptExecutorTest {
         assertThatThrownBy(() -> executor.eval(broken, List.of("k"), List.of()))
                 .isInstanceOf(SluiceConfigException.class)
                 .hasMessageContaining("sluice.script.test-incr");
+    }
+
+    @Test
+    void aUserWhoMayNotLoadScriptsFailsNamingTheUserKeyAndTheAclFix() {
+        redis.admin().sendCommand(Protocol.Command.ACL, "SETUSER", "reader", "reset", "on", ">s3cret", "~*",
+                "+@all", "-@scripting");
+        String uri = "redis://reader:s3cret@" + redis.host() + ":" + redis.port();
+        try (UnifiedJedis client = RedisClient.create(uri)) {
+            ScriptExecutor executor = new ScriptExecutor(() -> client, RedisSettings.Mode.STANDALONE);
+
+            assertThatThrownBy(() -> executor.preload(List.of(incr)))
+                    .isInstanceOfSatisfying(SluiceConfigException.class,
+                            e -> assertThat(e.key()).isEqualTo("sluice.redis.user"))
+                    .hasMessageStartingWith("sluice.redis.user: Redis refuses to load Lua script test-incr for this user")
+                    .hasMessageContaining("NOPERM")
+                    .hasMessageContaining("expected an ACL user with +@scripting");
+        } finally {
+            redis.admin().sendCommand(Protocol.Command.ACL, "DELUSER", "reader");
+        }
     }
 
     @Test
