@@ -107,10 +107,9 @@ fi
 
 if [[ "${SLUICE_E2E_SKIP_BUILD:-0}" != 1 ]]; then
     echo "Building the sample, provisioning WildFly and compiling the Bucket4j filter..."
-    ${MVN:-mvn} -B -q -pl ear-sample/it,bench -am pre-integration-test -DskipTests
     rm -rf "$bucket4j_lib"
-    ${MVN:-mvn} -B -q -pl bench dependency:copy-dependencies -DincludeGroupIds=com.bucket4j \
-        -DincludeScope=runtime -DoutputDirectory="$bucket4j_lib"
+    ${MVN:-mvn} -B -q -pl ear-sample/it,bench -am pre-integration-test -DskipTests \
+        -Pe2e-bucket4j -De2e.bucket4j.lib="$bucket4j_lib"
 fi
 wildfly_home=$(ls -d "$root"/ear-sample/it/target/wildfly-*/ 2>/dev/null | head -n 1)
 war="$root/ear-sample/it/target/deployments/sample-plain.war"
