@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sluice benchmarks against Bucket4j and Redisson: one command, its own redis-server on a free port.
 #
-#   bench/run.sh            quick mode (about 17 minutes; numbers are indicative)
+#   bench/run.sh            quick mode (roughly 20 minutes; numbers are indicative)
 #   bench/run.sh full       the mode docs/performance.md is published from
 #   bench/run.sh quick --only rate --libraries sluice,redis-benchmark   (development; leaves the docs alone)
 #
