@@ -36,6 +36,7 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Redlock over five real, independent redis-server processes (quorum 3), and every subset case of a quorum
@@ -267,11 +268,15 @@ class RedlockTest {
         assertThat(handle.isPresent()).isEqualTo(expectGranted);
         for (int i = 0; i < 3; i++) {
             try (RedisClient client = RedisClient.create(three.get(i).host(), three.get(i).port())) {
-                String value = client.get(key);
                 if ((heldElsewhere & (1 << i)) != 0) {
-                    assertThat(value).as("master %d keeps the other owner's lock", i).isEqualTo("another-owner");
+                    assertThat(client.get(key)).as("master %d keeps the other owner's lock", i)
+                            .isEqualTo("another-owner");
                 } else if (!expectGranted) {
-                    assertThat(value).as("master %d was cleaned up after the failed attempt", i).isNull();
+                    // A master whose grant arrived after the two refusals had decided the vote is undone once it
+                    // arrives, after tryAcquire returned (RedlockStore.undo); well within the lease either way.
+                    int master = i;
+                    await("master " + master + " cleaned up after the failed attempt").atMost(Duration.ofSeconds(5))
+                            .until(() -> client.get(key) == null);
                 }
             }
         }
