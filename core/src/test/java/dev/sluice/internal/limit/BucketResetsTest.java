@@ -1,6 +1,7 @@
 package dev.sluice.internal.limit;
 
 import dev.sluice.RateLimitDecision;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.internal.config.ConfigSources;
 import dev.sluice.internal.config.PolicyConfig;
 import dev.sluice.internal.config.SluiceConfigLoader;
@@ -21,6 +22,7 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -28,7 +30,7 @@ import static org.awaitility.Awaitility.await;
  * two nodes, each refusing the client from its deny cache; a reset through one of them (its JMX operation, or
  * the runtime's resets) deletes the bucket and makes the other forget its refusal through Redis pub/sub.
  */
-class BucketResetsIT {
+class BucketResetsTest {
 
     @RegisterExtension
     static final RedisServer REDIS = RedisServer.standalone();
@@ -99,6 +101,53 @@ class BucketResetsIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> a.rateLimits().denials().size() == 0);
         assertThat(ask(b, "198.51.100.1").allowed()).isTrue();
         assertThat(ask(a, "198.51.100.2").allowed()).as("another client keeps its spent bucket").isFalse();
+    }
+
+    @Test
+    void aNodeWhoseSubscriptionWasLostForgetsEverythingItCachedOnceSubscribedAgain() throws Exception {
+        SluiceRuntime a = node("lost-a");
+        SluiceRuntime b = node("lost-b");
+        refusedFromBothCaches(a, b, "198.51.100.7");
+
+        REDIS.admin().sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
+
+        await("both caches emptied after the resubscription").atMost(Duration.ofSeconds(10))
+                .until(() -> a.rateLimits().denials().size() == 0 && b.rateLimits().denials().size() == 0);
+        assertThat(ask(b, "198.51.100.7").allowed()).as("asked Redis again: still spent").isFalse();
+        assertThat(b.rateLimits().denials().size()).as("cached again").isEqualTo(1);
+    }
+
+    @Test
+    void aResetNeedsAKeyAndNamesThePolicyWhenRedisCannotBeReached() throws Exception {
+        SluiceRuntime a = node("fail-a");
+        for (String none : new String[] {null, ""}) {
+            assertThatThrownBy(() -> a.resets().reset("hourly", none)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("policy 'hourly'");
+        }
+        REDIS.assumeControllable();
+        REDIS.stop();
+        assertThatThrownBy(() -> a.resets().reset("hourly", "198.51.100.9"))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageContaining("could not reset a bucket of policy 'hourly'");
+    }
+
+    @Test
+    void aClosedNodeStopsListening() throws Exception {
+        SluiceRuntime a = node("closed-a");
+        SluiceRuntime b = node("closed-b");
+        refusedFromBothCaches(a, b, "198.51.100.8");
+
+        b.resets().close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(prefix + ":reset") == 1);
+
+        assertThat(a.resets().reset("hourly", "198.51.100.8")).as("only A is told").isEqualTo(1);
+        assertThat(b.resets().awaitListening(0)).isFalse();
+    }
+
+    private static long subscribers(String channel) {
+        List<?> reply = (List<?>) REDIS.admin().sendCommand(redis.clients.jedis.Protocol.Command.PUBSUB, "NUMSUB",
+                channel);
+        return (Long) reply.get(1);
     }
 
     @Test
