@@ -103,4 +103,43 @@ class ForwardingHeadersBoundsTest {
     private static String padded(String start, int length) {
         return start + "a".repeat(length - start.length());
     }
+
+    @Test
+    void aForwardedLineOfExactlyTheBoundIsReadWholeAndOneCharacterMoreCutsItsFarthestElement() {
+        String near = ", for=192.0.2.1";
+        for (String open : List.of("for=\"", "for=\"\\\\")) {
+            int n = ForwardingHeaders.MAX_HEADER_CHARS - 1 - open.length() - 1 - near.length();
+            String fits = open + "a".repeat(n) + "\"" + near;
+            assertThat(fits).hasSize(ForwardingHeaders.MAX_HEADER_CHARS - 1); // and its separator: the bound
+            assertThat(ForwardingHeaders.forwardedFor(List.of(fits))).as(open)
+                    .containsExactly("192.0.2.1", (open.endsWith("\\") ? "\\" : "") + "a".repeat(n));
+            String over = open + "a".repeat(n + 1) + "\"" + near;
+            assertThat(ForwardingHeaders.forwardedFor(List.of(over))).as(open)
+                    .containsExactly("192.0.2.1", ForwardingHeaders.NO_FOR);
+        }
+    }
+
+    @Test
+    void theBoundCountsEveryLineFromTheNearestAndCutsTheFirstElementThatReachesPastIt() {
+        String far = "for=192.0.2.9";
+        for (int budgetLeft : new int[] {far.length() + 1, far.length()}) {
+            String near = "for=\"" + "a".repeat(ForwardingHeaders.MAX_HEADER_CHARS - budgetLeft - 1 - 6) + "\"";
+            assertThat(ForwardingHeaders.MAX_HEADER_CHARS - near.length() - 1).isEqualTo(budgetLeft);
+            List<String> nodes = ForwardingHeaders.forwardedFor(List.of(far, near));
+            assertThat(nodes).as("%d characters left for the far line", budgetLeft).hasSize(2);
+            assertThat(nodes.get(1)).as("%d characters left for the far line", budgetLeft)
+                    .isEqualTo(budgetLeft > far.length() ? "192.0.2.9" : ForwardingHeaders.NO_FOR);
+        }
+    }
+
+    @Test
+    void anXForwardedForLineOfExactlyTheBoundIsReadWhole() {
+        String near = ",192.0.2.1";
+        String fits = "1".repeat(ForwardingHeaders.MAX_HEADER_CHARS - 1 - near.length()) + near;
+        assertThat(ForwardingHeaders.xForwardedFor(List.of(fits))).hasSize(2).startsWith("192.0.2.1")
+                .doesNotContain(ForwardingHeaders.NO_FOR);
+        String over = "1" + fits;
+        assertThat(ForwardingHeaders.xForwardedFor(List.of(over))).containsExactly("192.0.2.1",
+                ForwardingHeaders.NO_FOR);
+    }
 }

@@ -83,6 +83,10 @@ class RateLimitHeadersTest {
     @Test
     void replacesCharactersAStructuredFieldStringCannotHold() {
         assertThat(RateLimitHeaders.sfString("caf\u00e9\ttab")).isEqualTo("\"caf??tab\"");
+        assertThat(RateLimitHeaders.sfString(" a b~")).as("space and tilde, the printable range's ends, kept")
+                .isEqualTo("\" a b~\"");
+        assertThat(RateLimitHeaders.sfString("\u001fx\u007f")).as("just outside it").isEqualTo("\"?x?\"");
+        assertThat(RateLimitHeaders.sfString("a\"b\\c")).isEqualTo("\"a\\\"b\\\\c\"");
     }
 
     @Test
