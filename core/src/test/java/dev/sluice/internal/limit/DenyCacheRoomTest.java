@@ -55,4 +55,27 @@ class DenyCacheRoomTest {
         cache.remember("new", SHAPE, 1, refused(60_000));
         assertThat(cache.size()).as("the ten expired ones are gone, no live one had to go").isEqualTo(1);
     }
+
+    @Test
+    void theFirstRememberedRefusalRunsTheActionOnceAndAnActionSetAfterItRunsAtOnce() {
+        java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        cache.onFirstRefusal(runs::incrementAndGet);
+        cache.remember("k", SHAPE, 1, refused(0));
+        assertThat(runs).as("a refusal not held is no first refusal").hasValue(0);
+
+        cache.remember("k1", SHAPE, 1, refused(1_000));
+        cache.remember("k2", SHAPE, 1, refused(1_000));
+        assertThat(runs).as("once, on the first").hasValue(1);
+
+        java.util.concurrent.atomic.AtomicInteger late = new java.util.concurrent.atomic.AtomicInteger();
+        cache.onFirstRefusal(late::incrementAndGet);
+        assertThat(late).as("set after the first refusal: at once").hasValue(1);
+        cache.remember("k3", SHAPE, 1, refused(1_000));
+        assertThat(late).hasValue(1);
+
+        DenyCache fresh = new DenyCache(10, nanos::get);
+        java.util.concurrent.atomic.AtomicInteger none = new java.util.concurrent.atomic.AtomicInteger();
+        fresh.onFirstRefusal(none::incrementAndGet);
+        assertThat(none).as("nothing remembered yet: not at once").hasValue(0);
+    }
 }
