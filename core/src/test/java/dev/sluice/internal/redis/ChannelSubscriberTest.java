@@ -94,6 +94,27 @@ class ChannelSubscriberTest {
         assertThat(log.at(System.Logger.Level.INFO)).isEmpty();
     }
 
+    @Test
+    void aClosedSubscriberLeavesTheChannelAndItsThreadEnds() throws InterruptedException {
+        subscriber.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> listeners() == 0L);
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        List<String> mine = new CopyOnWriteArrayList<>();
+        ChannelSubscriber closing = new ChannelSubscriber(log, () -> client, CHANNEL, mine::add, () -> { }, "-");
+        assertThat(closing.awaitSubscribed(5_000)).isTrue();
+        Thread thread = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t) && t.getName().startsWith("sluice-subscriber-"))
+                .findFirst().orElseThrow();
+        assertThat(thread.isDaemon()).as("never keeps a JVM alive").isTrue();
+
+        closing.close();
+
+        await("unsubscribed").atMost(Duration.ofSeconds(5)).until(() -> listeners() == 0L);
+        await("its thread ended").atMost(Duration.ofSeconds(5)).until(() -> !thread.isAlive());
+        redis.admin().publish(CHANNEL, "lock:after-close");
+        assertThat(mine).isEmpty();
+    }
+
     private void awaitListening() {
         await("the subscriber listening").atMost(Duration.ofSeconds(10))
                 .until(() -> listeners() == 1L);
