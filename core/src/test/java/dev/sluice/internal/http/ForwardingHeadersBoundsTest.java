@@ -142,4 +142,21 @@ class ForwardingHeadersBoundsTest {
         assertThat(ForwardingHeaders.xForwardedFor(List.of(over))).containsExactly("192.0.2.1",
                 ForwardingHeaders.NO_FOR);
     }
+
+    @Test
+    void whitespaceThatReachesPastTheBoundEndsTheWalkOnceWhereverItStands() {
+        int bound = ForwardingHeaders.MAX_HEADER_CHARS;
+        for (String tail : List.of(", for=192.0.2.1", ";for=192.0.2.1", "for=192.0.2.1")) {
+            String line = " ".repeat(bound - tail.length()) + tail;
+            List<String> nodes = ForwardingHeaders.forwardedFor(List.of(line));
+            if (tail.startsWith(",")) {
+                assertThat(nodes).as(tail).containsExactly("192.0.2.1", ForwardingHeaders.NO_FOR);
+            } else {
+                assertThat(nodes).as("%s: its element reaches past the bound", tail)
+                        .containsExactly(ForwardingHeaders.NO_FOR);
+            }
+            assertThat(ForwardingHeaders.forwardedFor(List.of(line.substring(1)))).as("%s within the bound", tail)
+                    .containsExactly("192.0.2.1");
+        }
+    }
 }
