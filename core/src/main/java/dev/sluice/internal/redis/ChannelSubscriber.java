@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -25,6 +26,12 @@ public final class ChannelSubscriber implements AutoCloseable {
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
+    /**
+     * Minimum time between two log lines of the same direction, as for Redis' own reachability: a subscription
+     * that flaps (a proxy closing idle connections, a server killing subscribers) cannot flood the log; the
+     * losses and returns in between go to DEBUG.
+     */
+    static final long QUIET_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final System.Logger log;
     private final Supplier<UnifiedJedis> client;
@@ -33,12 +40,15 @@ public final class ChannelSubscriber implements AutoCloseable {
     private final Runnable onSubscribed;
     private final String meanwhile;
     private final Thread thread;
+    private final LongSupplier nanoClock;
     private final CountDownLatch firstSubscription = new CountDownLatch(1);
     private volatile boolean closed;
     private volatile JedisPubSub current;
-    // Only the subscriber thread reads and writes these two, in run() and in onSubscribe, which it runs.
-    /** Whether the loss going on was told. */
+    // Only the subscriber thread reads and writes these, in run() and in onSubscribe, which it runs.
+    /** Whether the loss going on was told (at WARNING or, within the quiet time, at DEBUG). */
     private boolean warned;
+    private long lastLossLog;
+    private long lastReturnLog;
     /** The wait before the next attempt: doubles while attempts fail, back to the minimum once subscribed. */
     private long backoff = MIN_BACKOFF_MILLIS;
 
@@ -56,6 +66,15 @@ public final class ChannelSubscriber implements AutoCloseable {
      */
     public ChannelSubscriber(System.Logger log, Supplier<UnifiedJedis> client, String channel,
                              Consumer<String> onMessage, Runnable onSubscribed, String meanwhile) {
+        this(log, client, channel, onMessage, onSubscribed, meanwhile, System::nanoTime);
+    }
+
+    /** As above, with the clock that spaces the log lines (tests). */
+    ChannelSubscriber(System.Logger log, Supplier<UnifiedJedis> client, String channel, Consumer<String> onMessage,
+                      Runnable onSubscribed, String meanwhile, LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+        this.lastLossLog = nanoClock.getAsLong() - QUIET_NANOS;
+        this.lastReturnLog = lastLossLog;
         this.log = log;
         this.client = client;
         this.channel = channel;
@@ -77,7 +96,10 @@ public final class ChannelSubscriber implements AutoCloseable {
                     if (warned) {
                         // Told here, not when subscribe() returns: a subscription that is lost again throws out
                         // of subscribe() without returning, and its loss must be told as well.
-                        log.log(Level.INFO, "Sluice: subscribed to " + channel + " again");
+                        long now = nanoClock.getAsLong();
+                        boolean quiet = now - lastReturnLog < QUIET_NANOS;
+                        lastReturnLog = quiet ? lastReturnLog : now;
+                        log.log(quiet ? Level.DEBUG : Level.INFO, "Sluice: subscribed to " + channel + " again");
                         warned = false;
                     }
                     // Anything released while we were not listening would otherwise wait for the poll.
@@ -97,7 +119,10 @@ public final class ChannelSubscriber implements AutoCloseable {
                     return;
                 }
                 if (!warned) {
-                    log.log(Level.WARNING, "Sluice: lost the subscription to " + channel + " ("
+                    long now = nanoClock.getAsLong();
+                    boolean quiet = now - lastLossLog < QUIET_NANOS;
+                    lastLossLog = quiet ? lastLossLog : now;
+                    log.log(quiet ? Level.DEBUG : Level.WARNING, "Sluice: lost the subscription to " + channel + " ("
                             + e.getMessage() + "); " + meanwhile);
                     warned = true;
                 }

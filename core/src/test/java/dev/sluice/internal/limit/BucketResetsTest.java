@@ -114,7 +114,6 @@ class BucketResetsTest {
         await("both caches emptied after the resubscription").atMost(Duration.ofSeconds(10))
                 .until(() -> a.rateLimits().denials().size() == 0 && b.rateLimits().denials().size() == 0);
         assertThat(ask(b, "198.51.100.7").allowed()).as("asked Redis again: still spent").isFalse();
-        assertThat(b.rateLimits().denials().size()).as("cached again").isEqualTo(1);
     }
 
     @Test

@@ -37,6 +37,7 @@ class ChannelSubscriberTest {
     private final Lines log = new Lines();
     private final List<String> messages = new CopyOnWriteArrayList<>();
     private final AtomicInteger subscribed = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(1_000);
     private UnifiedJedis client;
     private ChannelSubscriber subscriber;
 
@@ -45,7 +46,7 @@ class ChannelSubscriberTest {
         client = RedisClient.create(redis.uri());
         Supplier<UnifiedJedis> clients = () -> client;
         subscriber = new ChannelSubscriber(log, clients, CHANNEL, messages::add, subscribed::incrementAndGet,
-                "waiters poll meanwhile");
+                "waiters poll meanwhile", nanos::get);
         assertThat(subscriber.awaitSubscribed(5_000)).as("subscribed within 5 s").isTrue();
     }
 
@@ -59,6 +60,7 @@ class ChannelSubscriberTest {
     void everyLostSubscriptionIsToldOnceAndEveryRegainedOneToo() {
         for (int loss = 1; loss <= 3; loss++) {
             awaitListening();
+            nanos.addAndGet(ChannelSubscriber.QUIET_NANOS);
             redis.admin().sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
             int losses = loss;
             await("warning of loss " + loss).atMost(Duration.ofSeconds(10))
@@ -78,6 +80,24 @@ class ChannelSubscriberTest {
                 .until(() -> messages.contains("lock:invoice:7"));
         assertThat(subscribed.get()).as("onSubscribed ran for the first subscription, each loss and each regain")
                 .isGreaterThanOrEqualTo(1 + 3 + 3);
+    }
+
+    @Test
+    void aFlappingSubscriptionIsToldAtMostOnceEachWayPerQuietTimeTheRestAtDebug() {
+        for (int loss = 1; loss <= 3; loss++) {
+            awaitListening();
+            redis.admin().sendCommand(Protocol.Command.CLIENT, "KILL", "TYPE", "pubsub");
+            int losses = loss;
+            await("loss " + loss + " told").atMost(Duration.ofSeconds(10))
+                    .until(() -> log.containing("lost the subscription").size() == losses);
+            await("return " + loss + " told").atMost(Duration.ofSeconds(10))
+                    .until(() -> log.containing("subscribed to " + CHANNEL + " again").size() == losses);
+        }
+        assertThat(log.at(System.Logger.Level.WARNING)).hasSize(1);
+        assertThat(log.at(System.Logger.Level.INFO)).hasSize(1);
+        assertThat(log.at(System.Logger.Level.DEBUG)).as("two losses and two returns within the quiet time")
+                .hasSize(4).allSatisfy(line -> assertThat(line).containsAnyOf("lost the subscription",
+                        "subscribed to " + CHANNEL + " again"));
     }
 
     @Test
@@ -128,6 +148,10 @@ class ChannelSubscriberTest {
     /** A {@code System.Logger} keeping each message with its level. */
     private static final class Lines implements System.Logger {
         private final List<Map.Entry<Level, String>> lines = new CopyOnWriteArrayList<>();
+
+        List<String> containing(String text) {
+            return lines.stream().map(Map.Entry::getValue).filter(line -> line.contains(text)).toList();
+        }
 
         List<String> at(Level level) {
             return lines.stream().filter(e -> e.getKey() == level).map(Map.Entry::getValue).toList();
