@@ -79,8 +79,7 @@ final class ServletRequestView implements RequestView {
     public String clientAddress() {
         if (clientAddress == null) {
             // only the configured header: the other one may be the client's own, passed through by the proxy
-            clientAddress = clientAddresses.resolve(request.getRemoteAddr(),
-                    lastLines(request.getHeaders(clientAddresses.headerName())));
+            clientAddress = clientAddresses.resolve(request.getRemoteAddr(), forwardingHeaderLines());
         }
         return clientAddress;
     }
@@ -88,8 +87,7 @@ final class ServletRequestView implements RequestView {
     @Override
     public String clientIp() {
         if (clientIp == null) {
-            clientIp = clientAddresses.resolveAddress(request.getRemoteAddr(),
-                    lastLines(request.getHeaders(clientAddresses.headerName())));
+            clientIp = clientAddresses.resolveAddress(request.getRemoteAddr(), forwardingHeaderLines());
         }
         return clientIp;
     }
@@ -102,6 +100,11 @@ final class ServletRequestView implements RequestView {
     @Override
     public boolean isUserInRole(String role) {
         return request.isUserInRole(role);
+    }
+
+    /** The configured forwarding header's last lines; none when no proxy is trusted (they would not be read). */
+    private List<String> forwardingHeaderLines() {
+        return clientAddresses.trustsProxies() ? lastLines(request.getHeaders(clientAddresses.headerName())) : List.of();
     }
 
     private static List<String> lastLines(Enumeration<String> values) {

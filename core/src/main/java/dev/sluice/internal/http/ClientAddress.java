@@ -84,6 +84,14 @@ public final class ClientAddress {
                 config.nat64Prefixes());
     }
 
+    /**
+     * Whether any proxy is trusted: only then does {@link #resolve} read the forwarding header, so that an adapter
+     * need not read the request's header lines for nothing.
+     */
+    public boolean trustsProxies() {
+        return !trustedProxies.isEmpty();
+    }
+
     /** The name of the one forwarding header {@link #resolve} reads, e.g. {@code X-Forwarded-For}. */
     public String headerName() {
         return header.headerName();

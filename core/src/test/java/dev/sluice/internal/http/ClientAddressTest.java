@@ -41,6 +41,16 @@ class ClientAddressTest {
     @Test
     void ignoresForwardingHeadersWhenNoProxyIsTrusted() {
         assertThat(direct.resolve("192.0.2.9", List.of("203.0.113.7"))).isEqualTo("192.0.2.9");
+        assertThat(direct.resolve("fd00::1", List.of("203.0.113.7"))).isEqualTo("fd00::1");
+        assertThat(direct.resolveAddress("fd00::1", List.of("203.0.113.7"))).isEqualTo("fd00::1");
+    }
+
+    /** The adapters read the forwarding header's lines only when a proxy is trusted: nothing else reads them. */
+    @Test
+    void saysWhetherItReadsTheForwardingHeaderAtAll() {
+        assertThat(direct.trustsProxies()).isFalse();
+        assertThat(behindProxies.trustsProxies()).isTrue();
+        assertThat(defaults.trustsProxies()).isTrue();
     }
 
     @Test

@@ -74,7 +74,7 @@ final class ContainerRequestView implements RequestView {
         if (client == null) {
             Object peer = request.getProperty(PEER_PROPERTY);
             // only the configured header: the other one may be the client's own, passed through by the proxy
-            client = clientAddress.resolve(peer instanceof String s ? s : null, lines(clientAddress.headerName()));
+            client = clientAddress.resolve(peer instanceof String s ? s : null, forwardingHeaderLines());
         }
         return client;
     }
@@ -84,8 +84,7 @@ final class ContainerRequestView implements RequestView {
         clientAddressUsed = true;
         if (clientIp == null) {
             Object peer = request.getProperty(PEER_PROPERTY);
-            clientIp = clientAddress.resolveAddress(peer instanceof String s ? s : null,
-                    lines(clientAddress.headerName()));
+            clientIp = clientAddress.resolveAddress(peer instanceof String s ? s : null, forwardingHeaderLines());
         }
         return clientIp;
     }
@@ -111,8 +110,12 @@ final class ContainerRequestView implements RequestView {
         return request.getProperty(PEER_PROPERTY) instanceof String;
     }
 
-    private List<String> lines(String header) {
-        List<String> values = request.getHeaders().get(header);
+    /** The configured forwarding header's lines; none when no proxy is trusted (they would not be read). */
+    private List<String> forwardingHeaderLines() {
+        if (!clientAddress.trustsProxies()) {
+            return List.of();
+        }
+        List<String> values = request.getHeaders().get(clientAddress.headerName());
         return values == null ? List.of() : values;
     }
 
