@@ -22,21 +22,24 @@
 # bench/run.sh runs this script as its "e2e" part and puts the results in docs/performance.md; run alone, it
 # only prints them.
 #
-# Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (20s), SLUICE_E2E_DURATION (20s),
-# SLUICE_E2E_LATENCY_DURATION (10s), SLUICE_E2E_LATENCY_RATE (500 requests/s), SLUICE_E2E_THREADS (2),
+# Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (20s), SLUICE_E2E_WARMUP_STEP (10s), SLUICE_E2E_WARMUP_MAX
+# (180s), SLUICE_E2E_JIT_SETTLED (1: seconds of compilation in a step below which the JIT counts as settled),
+# SLUICE_E2E_DURATION (20s), SLUICE_E2E_LATENCY_DURATION (10s), SLUICE_E2E_LATENCY_RATE (500 requests/s), SLUICE_E2E_THREADS (2),
 # SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780), SLUICE_E2E_VARIANTS (all six,
 # comma-separated), SLUICE_E2E_JFR (a directory: record WildFly with JFR's profile settings in every run),
 # SLUICE_E2E_PERF (any value: count WildFly's system calls and context switches over the measured run with perf stat
 # and print them per request, numbers that depend on the code more than on how loaded the host is).
 #
-# Each run: WildFly restarted (same flags but the variant's), a warm-up at saturation (wrk, 32 connections),
-# the measured throughput run at saturation (requests/s and CPU per request), then the latency run: 5
-# connections paced by bench/e2e.lua to about SLUICE_E2E_LATENCY_RATE requests/s in all, well below what any
+# Each run: WildFly restarted (same flags but the variant's), a warm-up at saturation (wrk, 32 connections) that
+# lasts until WildFly's JIT compiler has settled (jstat: under a second of compilation in the last 10 s), the
+# measured throughput run at saturation (requests/s and CPU per request), then the latency run: 5 connections
+# paced by bench/e2e.lua to about SLUICE_E2E_LATENCY_RATE requests/s in all, well below what any
 # variant serves, whose p99 is the variant's latency (at saturation p99 is only queueing). The variants' order
 # rotates round by round. Both Sluice variants and "without" switch the JAX-RS policy of /api/hello off
 # (sluice.limit.api.enabled=false). Prints a table and writes one line per run to
 # ear-sample/it/target/e2e-bench/results/summary.txt: round, variant, requests/s, p99 µs (paced run), the CPU
-# µs per request of WildFly, redis-server and wrk (throughput run), and the paced run's requests/s.
+# µs per request of WildFly, redis-server and wrk (throughput run), and the paced run's requests/s; and one line
+# per run to warmups.txt: round, variant, seconds of warm-up.
 # Needs: JDK 17, Maven, redis-server, redis-cli, wrk (Debian: apt-get install wrk redis-server redis-tools).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +47,9 @@ root=$(pwd)
 
 rounds=${SLUICE_E2E_ROUNDS:-3}
 warmup=${SLUICE_E2E_WARMUP:-20s}
+warmup_step=${SLUICE_E2E_WARMUP_STEP:-10s}
+warmup_max=${SLUICE_E2E_WARMUP_MAX:-180s}
+jit_settled=${SLUICE_E2E_JIT_SETTLED:-1}
 duration=${SLUICE_E2E_DURATION:-20s}
 latency_duration=${SLUICE_E2E_LATENCY_DURATION:-10s}
 latency_rate=${SLUICE_E2E_LATENCY_RATE:-500}
@@ -64,7 +70,7 @@ run_dir="$root/ear-sample/it/target/e2e-bench"
 bucket4j_lib="$root/ear-sample/it/target/e2e-bucket4j-lib"
 script="$root/bench/e2e.lua"
 
-for tool in java redis-server redis-cli wrk curl jar; do
+for tool in java jstat redis-server redis-cli wrk curl jar; do
     command -v "$tool" >/dev/null 2>&1 || { echo "bench/e2e.sh needs $tool (Debian: apt-get install wrk redis-server redis-tools curl)" >&2; exit 1; }
 done
 for variant in "${variants[@]}"; do
@@ -280,8 +286,37 @@ run_wrk() {
     SLUICE_E2E_XFF=$xff SLUICE_E2E_PACE_MS=$pace wrk -s "$script" "$@" "$url"
 }
 
+# Seconds of JIT compilation in WildFly's JVM so far (jstat's Time column).
+jit_seconds() { jstat -compiler "$1" | awk 'NR == 2 { print $4 }'; }
+
+# The warm-up at saturation: $warmup, then more of it in steps of $warmup_step until the JIT compiler spent less
+# than $jit_settled s of the last step compiling (at most $warmup_max in all). On two cores WildFly's compiler
+# thread takes most of a core for a minute or more; measured during that, a variant would be charged for the
+# compilation of its code rather than for running it, and more code (a filter, Jedis) would look dearer still.
+# $1: variant, $2: the file for wrk's output
+warm_up() {
+    local variant=$1 file=$2 waited jit0 jit1
+    run_wrk "$variant" 0 -t"$threads" -c"$connections" -d"$warmup" > "$file"
+    waited=${warmup%s}
+    jit1=$(jit_seconds "$java_pid")
+    while (( waited < ${warmup_max%s} )); do
+        jit0=$jit1
+        run_wrk "$variant" 0 -t"$threads" -c"$connections" -d"$warmup_step" >> "$file"
+        waited=$((waited + ${warmup_step%s}))
+        jit1=$(jit_seconds "$java_pid")
+        awk -v a="$jit0" -v b="$jit1" -v s="$jit_settled" 'BEGIN { exit !(b - a < s) }' && break
+    done
+    # A warm-up may time out while WildFly compiles; a wrong status means a broken variant.
+    if grep -q 'Non-2xx' "$file"; then
+        echo "round $round $variant warm-up: $(grep 'Non-2xx' "$file" | head -n 1)" >&2
+        exit 1
+    fi
+    warmed_up=$waited
+}
+
 pace_ms=$(awk -v c="$latency_connections" -v r="$latency_rate" 'BEGIN { printf "%.0f", 1000 * c / r }')
-echo "Throughput: wrk -t$threads -c$connections -d$duration after a $warmup warm-up; latency: wrk -t1" \
+echo "Throughput: wrk -t$threads -c$connections -d$duration after a warm-up of $warmup, then $warmup_step steps until" \
+     "the JIT compiled for less than ${jit_settled}s of a step (at most $warmup_max); latency: wrk -t1" \
      "-c$latency_connections -d$latency_duration paced to about $latency_rate requests/s; $rounds round(s) of: ${variants[*]}"
 for round in $(seq 1 "$rounds"); do
     # Rotate the order so that no variant always runs first (or right after another).
@@ -289,14 +324,9 @@ for round in $(seq 1 "$rounds"); do
     for i in $(seq 0 $((n - 1))); do
         variant=${variants[$(((i + round - 1) % n))]}
         start_wildfly "$variant"
-        run_wrk "$variant" 0 -t"$threads" -c"$connections" -d"$warmup" > "$run_dir/results/warmup-$round-$variant.txt"
-        # A warm-up may time out while WildFly compiles; a wrong status means a broken variant.
-        if grep -q 'Non-2xx' "$run_dir/results/warmup-$round-$variant.txt"; then
-            echo "round $round $variant warm-up: $(grep 'Non-2xx' "$run_dir/results/warmup-$round-$variant.txt")" >&2
-            exit 1
-        fi
-        out="$run_dir/results/run-$round-$variant.txt"
         java_pid=$(pgrep -P "$wildfly_pid" java | head -n 1)
+        warm_up "$variant" "$run_dir/results/warmup-$round-$variant.txt"
+        out="$run_dir/results/run-$round-$variant.txt"
         read -r wildfly_cpu0 < <(cpu_ticks "$java_pid"); read -r redis_cpu0 < <(cpu_ticks "$redis_pid")
         snapshot_children; wrk_cpu0=$(children_ticks_read)
         perf_pid=""
@@ -320,13 +350,14 @@ for round in $(seq 1 "$rounds"); do
         rps=$(awk '/^Requests\/sec:/ {print $2}' "$out")
         paced_rps=$(awk '/^Requests\/sec:/ {print $2}' "$latency_out")
         p99=$(to_us "$(awk '$1 == "99%" {print $2}' "$latency_out")")
-        printf 'round %d  %-12s  %9.0f req/s  CPU per request: WildFly %4s us, redis-server %3s us, wrk %3s us;  paced %5.0f req/s: p99 %7.0f us\n' \
-            "$round" "$variant" "$rps" "$wildfly_us" "$redis_us" "$wrk_us" "$paced_rps" "$p99"
+        printf 'round %d  %-12s  %9.0f req/s  CPU per request: WildFly %4s us, redis-server %3s us, wrk %3s us;  paced %5.0f req/s: p99 %7.0f us  (warm-up %d s)\n' \
+            "$round" "$variant" "$rps" "$wildfly_us" "$redis_us" "$wrk_us" "$paced_rps" "$p99" "$warmed_up"
         if [[ -n "$perf_pid" ]]; then
             awk -F, -v n="$requests" '$1 ~ /^[0-9]/ { printf "%s%s %.2f", (k++ ? ", " : "    WildFly per request: "), $3, $1 / n } END { print "" }' \
                 "$run_dir/results/perf-$round-$variant.csv"
         fi
         echo "$round $variant $rps $p99 $wildfly_us $redis_us $wrk_us $paced_rps" >> "$run_dir/results/summary.txt"
+        echo "$round $variant $warmed_up" >> "$run_dir/results/warmups.txt"
         stop_wildfly
     done
 done
