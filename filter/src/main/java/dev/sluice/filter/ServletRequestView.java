@@ -79,7 +79,7 @@ final class ServletRequestView implements RequestView {
     public String clientAddress() {
         if (clientAddress == null) {
             // only the configured header: the other one may be the client's own, passed through by the proxy
-            clientAddress = clientAddresses.resolve(request.getRemoteAddr(), forwardingHeaderLines());
+            clientAddress = clientAddresses.resolve(request.getRemoteAddr(), this::forwardingHeaderLines);
         }
         return clientAddress;
     }
@@ -87,7 +87,7 @@ final class ServletRequestView implements RequestView {
     @Override
     public String clientIp() {
         if (clientIp == null) {
-            clientIp = clientAddresses.resolveAddress(request.getRemoteAddr(), forwardingHeaderLines());
+            clientIp = clientAddresses.resolveAddress(request.getRemoteAddr(), this::forwardingHeaderLines);
         }
         return clientIp;
     }
@@ -102,9 +102,9 @@ final class ServletRequestView implements RequestView {
         return request.isUserInRole(role);
     }
 
-    /** The configured forwarding header's last lines; none when no proxy is trusted (they would not be read). */
+    /** The configured forwarding header's last lines, read only when the peer is a trusted proxy. */
     private List<String> forwardingHeaderLines() {
-        return clientAddresses.trustsProxies() ? lastLines(request.getHeaders(clientAddresses.headerName())) : List.of();
+        return lastLines(request.getHeaders(clientAddresses.headerName()));
     }
 
     private static List<String> lastLines(Enumeration<String> values) {

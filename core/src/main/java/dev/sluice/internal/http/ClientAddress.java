@@ -6,6 +6,7 @@ import dev.sluice.internal.config.IpLiteral;
 import dev.sluice.internal.config.SluiceConfig;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Decides which client a request comes from, for {@code ip} keys and the anonymous fallback of the other
@@ -84,14 +85,6 @@ public final class ClientAddress {
                 config.nat64Prefixes());
     }
 
-    /**
-     * Whether any proxy is trusted: only then does {@link #resolve} read the forwarding header, so that an adapter
-     * need not read the request's header lines for nothing.
-     */
-    public boolean trustsProxies() {
-        return !trustedProxies.isEmpty();
-    }
-
     /** The name of the one forwarding header {@link #resolve} reads, e.g. {@code X-Forwarded-For}. */
     public String headerName() {
         return header.headerName();
@@ -104,6 +97,14 @@ public final class ClientAddress {
      *         when no client address is established; the peer as given when it is not an IP literal
      */
     public String resolve(String peer, List<String> headerLines) {
+        return resolve(peer, () -> headerLines);
+    }
+
+    /**
+     * {@link #resolve(String, List)} with the header's lines read only when they are needed: when the peer is a
+     * trusted proxy, so that a request from anyone else costs no header lookup.
+     */
+    public String resolve(String peer, Supplier<List<String>> headerLines) {
         if (trustedProxies.isEmpty() && IpLiteral.isCanonicalIpv4(peer)) {
             return peer; // what the rules below give it, without parsing and writing it again
         }
@@ -122,6 +123,11 @@ public final class ClientAddress {
      *         an IP literal
      */
     public String resolveAddress(String peer, List<String> headerLines) {
+        return resolveAddress(peer, () -> headerLines);
+    }
+
+    /** {@link #resolveAddress(String, List)} with the header's lines read only when the peer is a trusted proxy. */
+    public String resolveAddress(String peer, Supplier<List<String>> headerLines) {
         if (trustedProxies.isEmpty() && IpLiteral.isCanonicalIpv4(peer)) {
             return peer;
         }
@@ -144,7 +150,7 @@ public final class ClientAddress {
     }
 
     /** The client, or null when the peer is not an IP literal. */
-    private Client client(String peer, List<String> headerLines) {
+    private Client client(String peer, Supplier<List<String>> headerLines) {
         byte[] current = parse(peer);
         if (current == null) {
             return null;
@@ -153,8 +159,8 @@ public final class ClientAddress {
             return new Client(current, true);
         }
         List<String> hops = header == ForwardingHeader.FORWARDED
-                ? ForwardingHeaders.forwardedFor(headerLines)
-                : ForwardingHeaders.xForwardedFor(headerLines);
+                ? ForwardingHeaders.forwardedFor(headerLines.get())
+                : ForwardingHeaders.xForwardedFor(headerLines.get());
         for (String hop : hops) {
             byte[] address = parse(hop);
             if (address == null) {

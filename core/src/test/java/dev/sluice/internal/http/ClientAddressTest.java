@@ -11,6 +11,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,12 +47,22 @@ class ClientAddressTest {
         assertThat(direct.resolveAddress("fd00::1", List.of("203.0.113.7"))).isEqualTo("fd00::1");
     }
 
-    /** The adapters read the forwarding header's lines only when a proxy is trusted: nothing else reads them. */
+    /** The header's lines are asked for only when the peer is a trusted proxy: nobody else's are ever read. */
     @Test
-    void saysWhetherItReadsTheForwardingHeaderAtAll() {
-        assertThat(direct.trustsProxies()).isFalse();
-        assertThat(behindProxies.trustsProxies()).isTrue();
-        assertThat(defaults.trustsProxies()).isTrue();
+    void readsTheForwardingHeaderOnlyForATrustedPeer() {
+        AtomicInteger reads = new AtomicInteger();
+        Supplier<List<String>> lines = () -> {
+            reads.incrementAndGet();
+            return List.of("203.0.113.7");
+        };
+        assertThat(direct.resolve("192.0.2.9", lines)).isEqualTo("192.0.2.9");
+        assertThat(direct.resolve("fd00::1", lines)).isEqualTo("fd00::1");
+        assertThat(behindProxies.resolve("192.0.2.9", lines)).isEqualTo("192.0.2.9");
+        assertThat(behindProxies.resolveAddress("192.0.2.9", lines)).isEqualTo("192.0.2.9");
+        assertThat(reads).hasValue(0);
+        assertThat(behindProxies.resolve(PROXY, lines)).isEqualTo("203.0.113.7");
+        assertThat(behindProxies.resolveAddress(PROXY, lines)).isEqualTo("203.0.113.7");
+        assertThat(reads).hasValue(2);
     }
 
     @Test

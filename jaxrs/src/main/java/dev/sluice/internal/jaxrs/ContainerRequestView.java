@@ -74,7 +74,7 @@ final class ContainerRequestView implements RequestView {
         if (client == null) {
             Object peer = request.getProperty(PEER_PROPERTY);
             // only the configured header: the other one may be the client's own, passed through by the proxy
-            client = clientAddress.resolve(peer instanceof String s ? s : null, forwardingHeaderLines());
+            client = clientAddress.resolve(peer instanceof String s ? s : null, this::forwardingHeaderLines);
         }
         return client;
     }
@@ -84,7 +84,7 @@ final class ContainerRequestView implements RequestView {
         clientAddressUsed = true;
         if (clientIp == null) {
             Object peer = request.getProperty(PEER_PROPERTY);
-            clientIp = clientAddress.resolveAddress(peer instanceof String s ? s : null, forwardingHeaderLines());
+            clientIp = clientAddress.resolveAddress(peer instanceof String s ? s : null, this::forwardingHeaderLines);
         }
         return clientIp;
     }
@@ -110,11 +110,8 @@ final class ContainerRequestView implements RequestView {
         return request.getProperty(PEER_PROPERTY) instanceof String;
     }
 
-    /** The configured forwarding header's lines; none when no proxy is trusted (they would not be read). */
+    /** The configured forwarding header's lines, read only when the peer is a trusted proxy. */
     private List<String> forwardingHeaderLines() {
-        if (!clientAddress.trustsProxies()) {
-            return List.of();
-        }
         List<String> values = request.getHeaders().get(clientAddress.headerName());
         return values == null ? List.of() : values;
     }
