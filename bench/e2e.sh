@@ -70,6 +70,10 @@ run_dir="$root/ear-sample/it/target/e2e-bench"
 bucket4j_lib="$root/ear-sample/it/target/e2e-bucket4j-lib"
 script="$root/bench/e2e.lua"
 
+for setting in "SLUICE_E2E_WARMUP=$warmup" "SLUICE_E2E_WARMUP_STEP=$warmup_step" "SLUICE_E2E_WARMUP_MAX=$warmup_max"; do
+    [[ "${setting#*=}" =~ ^[0-9]+s$ ]] || { echo "${setting%%=*}: \"${setting#*=}\" is not a number of seconds; expected e.g. 20s" >&2; exit 1; }
+done
+[[ "$jit_settled" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "SLUICE_E2E_JIT_SETTLED: \"$jit_settled\" is not a number of seconds; expected e.g. 1" >&2; exit 1; }
 for tool in java jstat redis-server redis-cli wrk curl jar; do
     command -v "$tool" >/dev/null 2>&1 || { echo "bench/e2e.sh needs $tool (Debian: apt-get install wrk redis-server redis-tools curl)" >&2; exit 1; }
 done
@@ -287,7 +291,12 @@ run_wrk() {
 }
 
 # Seconds of JIT compilation in WildFly's JVM so far (jstat's Time column).
-jit_seconds() { jstat -compiler "$1" | awk 'NR == 2 { print $4 }'; }
+jit_seconds() {
+    local seconds
+    seconds=$(jstat -compiler "$1" 2>/dev/null | awk 'NR == 2 { print $4 }')
+    [[ "$seconds" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "jstat -compiler $1 gave no compile time; the warm-up cannot tell when the JIT has settled" >&2; exit 1; }
+    echo "$seconds"
+}
 
 # The warm-up at saturation: $warmup, then more of it in steps of $warmup_step until the JIT compiler spent less
 # than $jit_settled s of the last step compiling (at most $warmup_max in all). On two cores WildFly's compiler
@@ -298,12 +307,12 @@ warm_up() {
     local variant=$1 file=$2 waited jit0 jit1
     run_wrk "$variant" 0 -t"$threads" -c"$connections" -d"$warmup" > "$file"
     waited=${warmup%s}
-    jit1=$(jit_seconds "$java_pid")
+    jit1=$(jit_seconds "$java_pid") || exit 1
     while (( waited < ${warmup_max%s} )); do
         jit0=$jit1
         run_wrk "$variant" 0 -t"$threads" -c"$connections" -d"$warmup_step" >> "$file"
         waited=$((waited + ${warmup_step%s}))
-        jit1=$(jit_seconds "$java_pid")
+        jit1=$(jit_seconds "$java_pid") || exit 1
         awk -v a="$jit0" -v b="$jit1" -v s="$jit_settled" 'BEGIN { exit !(b - a < s) }' && break
     done
     # A warm-up may time out while WildFly compiles; a wrong status means a broken variant.

@@ -119,7 +119,7 @@ final class WildFlyEndToEnd {
         boolean full = plan.name().equals("full");
         int rounds = full ? 3 : 1;
         // At least 20 s, then e2e.sh goes on in 10 s steps until the JIT compiler is quiet: on a 2-CPU host it took
-        // most of a core for 60 to 90 s of load, and a measurement during that charged each variant for compiling
+        // most of a core for 60 to 140 s of load, and a measurement during that charged each variant for compiling
         // its code (more for more code) instead of for running it.
         String warmup = "20s";
         String duration = full ? "15s" : "10s";
