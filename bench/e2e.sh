@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end on WildFly: the plain-WAR sample's GET /api/hello loaded by wrk on loopback, in six variants:
+# End to end on WildFly: the plain-WAR sample's GET /api/hello loaded by wrk on loopback, in seven variants:
 #
 #   without       Sluice's filter off (sluice.filter.enabled=false): the endpoint alone
 #   with          Sluice's servlet filter, a policy on that path with a limit never reached, key per client address
@@ -12,9 +12,12 @@
 #                 random (bench/e2e.lua), loopback a trusted proxy (sluice.trusted-proxies=127.0.0.1)
 #   bucket4j-xff  as "bucket4j" with the same requests, WildFly's proxy-address-forwarding=true on the HTTP
 #                 listener, so that getRemoteAddr() is the forwarded address
+#   evalsha       a reference, not a peer: Sluice's filter off, a filter that makes one EVALSHA of Sluice's gcra.lua
+#                 per request through Jedis and nothing else (bench/.../servlet/EvalshaFilter.java), packed into a
+#                 copy of the WAR: what asking Redis once per request costs WildFly on this host
 #
-# The first four have one client address (127.0.0.1: one hot key), the last two many. Both filters key by the
-# same address; start-up checks it by reading the key of one request with MONITOR.
+# All but the -xff variants have one client address (127.0.0.1: one hot key), those two many. Every filter keys by
+# the same address; start-up checks it by reading the key of one request with MONITOR.
 #
 #   bench/e2e.sh                 build the sample and the Bucket4j filter, then the rounds
 #   SLUICE_E2E_SKIP_BUILD=1 bench/e2e.sh   reuse ear-sample/it/target and bench/target from the last build
@@ -25,10 +28,11 @@
 # Environment: SLUICE_E2E_ROUNDS (3), SLUICE_E2E_WARMUP (20s), SLUICE_E2E_WARMUP_STEP (10s), SLUICE_E2E_WARMUP_MAX
 # (180s), SLUICE_E2E_JIT_SETTLED (1: seconds of compilation in a step below which the JIT counts as settled),
 # SLUICE_E2E_DURATION (20s), SLUICE_E2E_LATENCY_DURATION (10s), SLUICE_E2E_LATENCY_RATE (500 requests/s), SLUICE_E2E_THREADS (2),
-# SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780), SLUICE_E2E_VARIANTS (all six,
+# SLUICE_E2E_CONNECTIONS (32), SLUICE_E2E_PORT_OFFSET (700: HTTP on 8780), SLUICE_E2E_VARIANTS (all seven,
 # comma-separated), SLUICE_E2E_JFR (a directory: record WildFly with JFR's profile settings in every run),
 # SLUICE_E2E_PERF (any value: count WildFly's system calls and context switches over the measured run with perf stat
-# and print them per request, numbers that depend on the code more than on how loaded the host is).
+# and print them per request, numbers that depend on the code more than on how loaded the host is;
+# SLUICE_E2E_PERF_EVENTS, a comma-separated list of perf events, counts others, e.g. syscalls:sys_enter_futex).
 #
 # Each run: WildFly restarted (same flags but the variant's), a warm-up at saturation (wrk, 32 connections) that
 # lasts until WildFly's JIT compiler has settled (jstat: under a second of compilation in the last 10 s), the
@@ -57,12 +61,12 @@ latency_connections=5
 threads=${SLUICE_E2E_THREADS:-2}
 connections=${SLUICE_E2E_CONNECTIONS:-32}
 offset=${SLUICE_E2E_PORT_OFFSET:-700}
-IFS=, read -r -a variants <<<"${SLUICE_E2E_VARIANTS:-without,with,with-budget,bucket4j,with-xff,bucket4j-xff}"
+IFS=, read -r -a variants <<<"${SLUICE_E2E_VARIANTS:-without,with,with-budget,bucket4j,with-xff,bucket4j-xff,evalsha}"
 jfr_dir=${SLUICE_E2E_JFR:-}
 perf_events=""
 if [[ -n "${SLUICE_E2E_PERF:-}" ]]; then
     command -v perf >/dev/null 2>&1 || { echo "SLUICE_E2E_PERF needs perf (Debian: apt-get install linux-perf)" >&2; exit 1; }
-    perf_events=raw_syscalls:sys_enter,context-switches
+    perf_events=${SLUICE_E2E_PERF_EVENTS:-raw_syscalls:sys_enter,context-switches}
 fi
 http_port=$((8080 + offset))
 url="http://127.0.0.1:${http_port}/sample-plain/api/hello"
@@ -78,8 +82,8 @@ for tool in java jstat redis-server redis-cli wrk curl jar; do
     command -v "$tool" >/dev/null 2>&1 || { echo "bench/e2e.sh needs $tool (Debian: apt-get install wrk redis-server redis-tools curl)" >&2; exit 1; }
 done
 for variant in "${variants[@]}"; do
-    case "$variant" in without|with|with-budget|bucket4j|with-xff|bucket4j-xff) ;;
-        *) echo "SLUICE_E2E_VARIANTS: \"$variant\" is not a variant; expected without, with, with-budget, bucket4j, with-xff, bucket4j-xff" >&2; exit 1 ;;
+    case "$variant" in without|with|with-budget|bucket4j|with-xff|bucket4j-xff|evalsha) ;;
+        *) echo "SLUICE_E2E_VARIANTS: \"$variant\" is not a variant; expected without, with, with-budget, bucket4j, with-xff, bucket4j-xff, evalsha" >&2; exit 1 ;;
     esac
 done
 
@@ -128,24 +132,35 @@ if [[ -z "$wildfly_home" || ! -f "$war" ]]; then
     exit 1
 fi
 filter_classes="$root/bench/target/classes/dev/sluice/bench/servlet"
-if [[ ! -f "$filter_classes/Bucket4jRateLimitFilter.class" ]] || ! ls "$bucket4j_lib"/bucket4j_jdk17-jedis-*.jar >/dev/null 2>&1; then
+if [[ ! -f "$filter_classes/Bucket4jRateLimitFilter.class" || ! -f "$filter_classes/EvalshaFilter.class" ]] || ! ls "$bucket4j_lib"/bucket4j_jdk17-jedis-*.jar >/dev/null 2>&1; then
     echo "No compiled Bucket4j filter or no Bucket4j jars: run without SLUICE_E2E_SKIP_BUILD." >&2
     exit 1
 fi
 
 rm -rf "$run_dir"
-mkdir -p "$run_dir/log" "$run_dir/results" "$run_dir/bucket4j-war/WEB-INF/lib" "$run_dir/bucket4j-jar/META-INF"
+mkdir -p "$run_dir/log" "$run_dir/results" "$run_dir/bucket4j-war/WEB-INF/lib" "$run_dir/bucket4j-jar/META-INF" \
+    "$run_dir/evalsha-war/WEB-INF/lib" "$run_dir/evalsha-jar/META-INF"
 
 # The Bucket4j variant's WAR: the sample WAR (Jedis already in WEB-INF/lib) plus Bucket4j's jars and a jar with
 # the filter and the web fragment that registers it.
 war_bucket4j="$run_dir/bucket4j-war/sample-plain.war"
 cp "$war" "$war_bucket4j"
 mkdir -p "$run_dir/bucket4j-jar/dev/sluice/bench/servlet"
-cp "$filter_classes"/*.class "$run_dir/bucket4j-jar/dev/sluice/bench/servlet/"
+cp "$filter_classes"/Bucket4jRateLimitFilter*.class "$run_dir/bucket4j-jar/dev/sluice/bench/servlet/"
 cp "$root/bench/src/e2e/web-fragment.xml" "$run_dir/bucket4j-jar/META-INF/"
 jar cf "$run_dir/bucket4j-war/WEB-INF/lib/bench-bucket4j-filter.jar" -C "$run_dir/bucket4j-jar" .
 cp "$bucket4j_lib"/*.jar "$run_dir/bucket4j-war/WEB-INF/lib/"
 (cd "$run_dir/bucket4j-war" && jar uf sample-plain.war WEB-INF/lib)
+
+# The evalsha variant's WAR: the sample WAR (Sluice's core and Jedis already in WEB-INF/lib) plus a jar with the
+# filter and its web fragment.
+war_evalsha="$run_dir/evalsha-war/sample-plain.war"
+cp "$war" "$war_evalsha"
+mkdir -p "$run_dir/evalsha-jar/dev/sluice/bench/servlet"
+cp "$filter_classes"/EvalshaFilter*.class "$run_dir/evalsha-jar/dev/sluice/bench/servlet/"
+cp "$root/bench/src/e2e/web-fragment-evalsha.xml" "$run_dir/evalsha-jar/META-INF/web-fragment.xml"
+jar cf "$run_dir/evalsha-war/WEB-INF/lib/bench-evalsha-filter.jar" -C "$run_dir/evalsha-jar" .
+(cd "$run_dir/evalsha-war" && jar uf sample-plain.war WEB-INF/lib)
 
 redis_port=""
 for _ in $(seq 1 50); do
@@ -211,6 +226,8 @@ start_wildfly() {
     esac
     if [[ "$variant" == bucket4j* ]]; then
         cp "$war_bucket4j" "$base/deployments/"
+    elif [[ "$variant" == evalsha ]]; then
+        cp "$war_evalsha" "$base/deployments/"
     else
         cp "$war" "$base/deployments/"
     fi
@@ -395,6 +412,7 @@ awk -v rounds="$rounds" '
         row("without", "Without a filter"); row("with", "Sluice, one address")
         row("with-budget", "Sluice with a local budget, one address"); row("bucket4j", "Bucket4j, one address")
         row("with-xff", "Sluice, many addresses"); row("bucket4j-xff", "Bucket4j, many addresses")
+        row("evalsha", "One EVALSHA per request (reference), one address")
         print ""
         print "| Target | Goal | Measured | Verdict |"
         print "|---|--:|--:|---|"
@@ -402,6 +420,10 @@ awk -v rounds="$rounds" '
         target("Sluice with a local budget ÷ without, requests/s", "with-budget", "without", 0.95)
         target("Sluice ÷ Bucket4j, one address", "with", "bucket4j", 1.5)
         target("Sluice ÷ Bucket4j, many addresses", "with-xff", "bucket4j-xff", 1.1)
+        if (("evalsha" in seen) && ("without" in seen)) {
+            for (r = 1; r <= rounds; r++) { q[r] = rps[r, "evalsha"] / rps[r, "without"]; c[r] = wf[r, "evalsha"] - wf[r, "without"] }
+            printf "| One EVALSHA per request ÷ without (reference) | | %.3f ± %.3f, %.0f ± %.0f µs added | |\n", mean(q, rounds), sd(q, rounds), mean(c, rounds), sd(c, rounds)
+        }
         if (("with" in seen) && ("without" in seen)) {
             for (r = 1; r <= rounds; r++) { c[r] = wf[r, "with"] - wf[r, "without"]; a[r] = p99[r, "with"] - p99[r, "without"] }
             printf "| Sluice: added WildFly CPU per request | ≤ 50 µs | %.0f ± %.0f µs | %s |\n", mean(c, rounds), sd(c, rounds), (mean(c, rounds) <= 50 ? "met" : "not met")

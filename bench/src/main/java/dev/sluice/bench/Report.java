@@ -289,7 +289,11 @@ final class Report {
                 .append("per client address, `tryConsumeAndReturnRemaining(1)`), Sluice's filter off. One address: every ")
                 .append("request from 127.0.0.1 (one hot key). Many addresses: `X-Forwarded-For` with one of 100,000 ")
                 .append("addresses at random, from loopback as a trusted proxy (`sluice.trusted-proxies=127.0.0.1`; for ")
-                .append("Bucket4j, WildFly's `proxy-address-forwarding=true`). CPU per request: user + system time of each ")
+                .append("Bucket4j, WildFly's `proxy-address-forwarding=true`). One `EVALSHA` per request, a reference and ")
+                .append("not a peer: a filter that calls Sluice's `gcra.lua` once per request through Jedis (64 pooled ")
+                .append("connections) and does nothing else, Sluice's filter off: what asking Redis once per request costs ")
+                .append("WildFly on this host, so that what Sluice's filter costs beyond it is its own. ")
+                .append("CPU per request: user + system time of each ")
                 .append("process over the measured run divided by the requests served. Spread: sample standard deviation ")
                 .append("over the rounds.\n\n");
         out.append("| Variant | Requests/s | CPU µs per request: WildFly | redis-server | wrk | Paced: requests/s | p99 ms |\n"
@@ -299,7 +303,8 @@ final class Report {
                 WildFlyEndToEnd.SLUICE_BUDGET, "Sluice's filter with a local budget, one address",
                 WildFlyEndToEnd.BUCKET4J, "Bucket4j's filter, one address",
                 WildFlyEndToEnd.SLUICE_MANY, "Sluice's filter, many addresses",
-                WildFlyEndToEnd.BUCKET4J_MANY, "Bucket4j's filter, many addresses");
+                WildFlyEndToEnd.BUCKET4J_MANY, "Bucket4j's filter, many addresses",
+                WildFlyEndToEnd.EVALSHA, "One `EVALSHA` per request (reference), one address");
         for (String variant : WildFlyEndToEnd.VARIANTS) {
             if (!e2e.measured(variant)) {
                 continue;
@@ -319,6 +324,11 @@ final class Report {
                 parts.add(String.format(Locale.ROOT, "÷ without %.3f (p99 %+.2f ms, WildFly CPU %+.0f µs)",
                         round.ratio(WildFlyEndToEnd.SLUICE, WildFlyEndToEnd.WITHOUT), round.addedP99Micros() / 1000,
                         round.addedWildflyCpuMicros()));
+            }
+            if (round.has(WildFlyEndToEnd.EVALSHA, WildFlyEndToEnd.WITHOUT)) {
+                parts.add(String.format(Locale.ROOT, "one `EVALSHA` per request ÷ without %.3f (WildFly CPU %+.0f µs)",
+                        round.ratio(WildFlyEndToEnd.EVALSHA, WildFlyEndToEnd.WITHOUT),
+                        round.addedWildflyCpuMicros(WildFlyEndToEnd.EVALSHA)));
             }
             if (round.has(WildFlyEndToEnd.SLUICE_BUDGET, WildFlyEndToEnd.WITHOUT)) {
                 parts.add(String.format(Locale.ROOT, "with a local budget ÷ without %.3f",

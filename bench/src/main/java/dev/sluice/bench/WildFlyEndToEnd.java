@@ -37,8 +37,14 @@ final class WildFlyEndToEnd {
     static final String BUCKET4J_MANY = "bucket4j-xff";
     /** Sluice's filter, one client address, its policy with a local budget ({@code local-budget=50ms}). */
     static final String SLUICE_BUDGET = "with-budget";
+    /**
+     * A reference, not a peer: one {@code EVALSHA} of Sluice's script per request through Jedis and nothing else,
+     * one client address. What asking Redis once per request costs WildFly on the host.
+     */
+    static final String EVALSHA = "evalsha";
     /** The variants in the order of the report's table. */
-    static final List<String> VARIANTS = List.of(WITHOUT, SLUICE, SLUICE_BUDGET, BUCKET4J, SLUICE_MANY, BUCKET4J_MANY);
+    static final List<String> VARIANTS = List.of(WITHOUT, SLUICE, SLUICE_BUDGET, BUCKET4J, SLUICE_MANY, BUCKET4J_MANY,
+            EVALSHA);
 
     /**
      * One run of one variant: requests/s and the CPU µs per request of each process at saturation, p99 µs and
@@ -68,7 +74,11 @@ final class WildFlyEndToEnd {
         }
 
         double addedWildflyCpuMicros() {
-            return runs.get(SLUICE).wildflyCpuMicros() - runs.get(WITHOUT).wildflyCpuMicros();
+            return addedWildflyCpuMicros(SLUICE);
+        }
+
+        double addedWildflyCpuMicros(String variant) {
+            return runs.get(variant).wildflyCpuMicros() - runs.get(WITHOUT).wildflyCpuMicros();
         }
     }
 
