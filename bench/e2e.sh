@@ -138,29 +138,28 @@ if [[ ! -f "$filter_classes/Bucket4jRateLimitFilter.class" || ! -f "$filter_clas
 fi
 
 rm -rf "$run_dir"
-mkdir -p "$run_dir/log" "$run_dir/results" "$run_dir/bucket4j-war/WEB-INF/lib" "$run_dir/bucket4j-jar/META-INF" \
-    "$run_dir/evalsha-war/WEB-INF/lib" "$run_dir/evalsha-jar/META-INF"
+mkdir -p "$run_dir/log" "$run_dir/results"
 
-# The Bucket4j variant's WAR: the sample WAR (Jedis already in WEB-INF/lib) plus Bucket4j's jars and a jar with
-# the filter and the web fragment that registers it.
+# A copy of the sample WAR with one of bench/src/main/java/dev/sluice/bench/servlet's filters: a jar of its classes
+# and of its web fragment (bench/src/e2e/web-fragment-<variant>.xml, which registers it), and the jars given after it.
+# $1: the variant, $2: the filter's class name, then jars for WEB-INF/lib
+filter_war() {
+    local variant=$1 class=$2 dir="$run_dir/$1-war" jar_dir="$run_dir/$1-jar"
+    shift 2
+    mkdir -p "$dir/WEB-INF/lib" "$jar_dir/META-INF" "$jar_dir/dev/sluice/bench/servlet"
+    cp "$war" "$dir/sample-plain.war"
+    cp "$filter_classes/$class"*.class "$jar_dir/dev/sluice/bench/servlet/"
+    cp "$root/bench/src/e2e/web-fragment-$variant.xml" "$jar_dir/META-INF/web-fragment.xml"
+    jar cf "$dir/WEB-INF/lib/bench-$variant-filter.jar" -C "$jar_dir" .
+    if [[ $# -gt 0 ]]; then cp "$@" "$dir/WEB-INF/lib/"; fi
+    (cd "$dir" && jar uf sample-plain.war WEB-INF/lib)
+}
+# Bucket4j's filter with Bucket4j's jars (the sample WAR holds Jedis already); the evalsha reference calls the script
+# of Sluice's core, which the sample WAR holds too.
+filter_war bucket4j Bucket4jRateLimitFilter "$bucket4j_lib"/*.jar
+filter_war evalsha EvalshaFilter
 war_bucket4j="$run_dir/bucket4j-war/sample-plain.war"
-cp "$war" "$war_bucket4j"
-mkdir -p "$run_dir/bucket4j-jar/dev/sluice/bench/servlet"
-cp "$filter_classes"/Bucket4jRateLimitFilter*.class "$run_dir/bucket4j-jar/dev/sluice/bench/servlet/"
-cp "$root/bench/src/e2e/web-fragment.xml" "$run_dir/bucket4j-jar/META-INF/"
-jar cf "$run_dir/bucket4j-war/WEB-INF/lib/bench-bucket4j-filter.jar" -C "$run_dir/bucket4j-jar" .
-cp "$bucket4j_lib"/*.jar "$run_dir/bucket4j-war/WEB-INF/lib/"
-(cd "$run_dir/bucket4j-war" && jar uf sample-plain.war WEB-INF/lib)
-
-# The evalsha variant's WAR: the sample WAR (Sluice's core and Jedis already in WEB-INF/lib) plus a jar with the
-# filter and its web fragment.
 war_evalsha="$run_dir/evalsha-war/sample-plain.war"
-cp "$war" "$war_evalsha"
-mkdir -p "$run_dir/evalsha-jar/dev/sluice/bench/servlet"
-cp "$filter_classes"/EvalshaFilter*.class "$run_dir/evalsha-jar/dev/sluice/bench/servlet/"
-cp "$root/bench/src/e2e/web-fragment-evalsha.xml" "$run_dir/evalsha-jar/META-INF/web-fragment.xml"
-jar cf "$run_dir/evalsha-war/WEB-INF/lib/bench-evalsha-filter.jar" -C "$run_dir/evalsha-jar" .
-(cd "$run_dir/evalsha-war" && jar uf sample-plain.war WEB-INF/lib)
 
 redis_port=""
 for _ in $(seq 1 50); do
