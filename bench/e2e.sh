@@ -161,20 +161,27 @@ filter_war evalsha EvalshaFilter
 war_bucket4j="$run_dir/bucket4j-war/sample-plain.war"
 war_evalsha="$run_dir/evalsha-war/sample-plain.war"
 
+# A free port is one nobody listens on, but it may still be the local end of a connection (it is in Linux's usual
+# ephemeral range, 32768-60999, or above), and then redis-server cannot bind it: each attempt starts redis-server and
+# waits until it listens, trying another port when it exits instead.
 redis_port=""
-for _ in $(seq 1 50); do
-    candidate=$((20000 + RANDOM % 20000))
-    if ! port_in_use "$candidate"; then redis_port=$candidate; break; fi
+for _ in $(seq 1 20); do
+    candidate=$((20000 + RANDOM % 12000))
+    port_in_use "$candidate" && continue
+    redis-server --port "$candidate" --bind 127.0.0.1 --save '' --appendonly no \
+        --dir "$run_dir" --logfile "$run_dir/log/redis.log" &
+    redis_pid=$!
+    for _ in $(seq 1 100); do
+        if port_in_use "$candidate"; then redis_port=$candidate; break; fi
+        kill -0 "$redis_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    [[ -n "$redis_port" ]] && break
+    kill "$redis_pid" 2>/dev/null || true
+    wait "$redis_pid" 2>/dev/null || true
+    redis_pid=""
 done
-[[ -n "$redis_port" ]] || { echo "Found no free port for redis-server." >&2; exit 1; }
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
-    --dir "$run_dir" --logfile "$run_dir/log/redis.log" &
-redis_pid=$!
-for _ in $(seq 1 100); do
-    port_in_use "$redis_port" && break
-    kill -0 "$redis_pid" 2>/dev/null || { echo "redis-server failed: see $run_dir/log/redis.log" >&2; exit 1; }
-    sleep 0.1
-done
+[[ -n "$redis_port" ]] || { echo "redis-server did not start on any of 20 ports: see $run_dir/log/redis.log" >&2; exit 1; }
 
 # Checks that a variant is what it claims: the headers of its filter only, and a Redis key for the address the
 # request came from (the forwarded one for the -xff variants), seen by MONITOR.
