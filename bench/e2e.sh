@@ -132,7 +132,7 @@ if [[ -z "$wildfly_home" || ! -f "$war" ]]; then
     exit 1
 fi
 filter_classes="$root/bench/target/classes/dev/sluice/bench/servlet"
-if [[ ! -f "$filter_classes/Bucket4jRateLimitFilter.class" || ! -f "$filter_classes/EvalshaFilter.class" ]] || ! ls "$bucket4j_lib"/bucket4j_jdk17-jedis-*.jar >/dev/null 2>&1; then
+if [[ ! -f "$filter_classes/Bucket4jRateLimitFilter.class" || ! -f "$filter_classes/EvalshaFilter.class" || ! -f "$filter_classes/GcraArgs.class" ]] || ! ls "$bucket4j_lib"/bucket4j_jdk17-jedis-*.jar >/dev/null 2>&1; then
     echo "No compiled Bucket4j filter or no Bucket4j jars: run without SLUICE_E2E_SKIP_BUILD." >&2
     exit 1
 fi
@@ -142,13 +142,17 @@ mkdir -p "$run_dir/log" "$run_dir/results"
 
 # A copy of the sample WAR with one of bench/src/main/java/dev/sluice/bench/servlet's filters: a jar of its classes
 # and of its web fragment (bench/src/e2e/web-fragment-<variant>.xml, which registers it), and the jars given after it.
-# $1: the variant, $2: the filter's class name, then jars for WEB-INF/lib
+# $1: the variant, $2: the names of the classes to pack (the filter and what it uses, space-separated), then jars
 filter_war() {
-    local variant=$1 class=$2 dir="$run_dir/$1-war" jar_dir="$run_dir/$1-jar"
+    local variant=$1 classes=$2 dir="$run_dir/$1-war" jar_dir="$run_dir/$1-jar" class
     shift 2
     mkdir -p "$dir/WEB-INF/lib" "$jar_dir/META-INF" "$jar_dir/dev/sluice/bench/servlet"
     cp "$war" "$dir/sample-plain.war"
-    cp "$filter_classes/$class"*.class "$jar_dir/dev/sluice/bench/servlet/"
+    for class in $classes; do
+        for file in "$filter_classes/$class".class "$filter_classes/$class"\$*.class; do
+            if [[ -f "$file" ]]; then cp "$file" "$jar_dir/dev/sluice/bench/servlet/"; fi
+        done
+    done
     cp "$root/bench/src/e2e/web-fragment-$variant.xml" "$jar_dir/META-INF/web-fragment.xml"
     jar cf "$dir/WEB-INF/lib/bench-$variant-filter.jar" -C "$jar_dir" .
     if [[ $# -gt 0 ]]; then cp "$@" "$dir/WEB-INF/lib/"; fi
@@ -157,7 +161,7 @@ filter_war() {
 # Bucket4j's filter with Bucket4j's jars (the sample WAR holds Jedis already); the evalsha reference calls the script
 # of Sluice's core, which the sample WAR holds too.
 filter_war bucket4j Bucket4jRateLimitFilter "$bucket4j_lib"/*.jar
-filter_war evalsha EvalshaFilter
+filter_war evalsha "EvalshaFilter GcraArgs"
 war_bucket4j="$run_dir/bucket4j-war/sample-plain.war"
 war_evalsha="$run_dir/evalsha-war/sample-plain.war"
 

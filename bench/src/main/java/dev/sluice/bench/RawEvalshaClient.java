@@ -25,19 +25,7 @@ final class RawEvalshaClient implements RateLimitClient {
         for (int i = 0; i < keyNames.length; i++) {
             keys[i] = List.of("sluice:rl:{" + SluiceRateLimitClient.POLICY + ":" + keyNames[i] + "}");
         }
-        args = gcraArgs(tokens, period);
-    }
-
-    /**
-     * {@code gcra.lua}'s {@code ARGV} as Sluice's engine sends it for one enforced policy of one bandwidth whose
-     * burst is its token count (the header of {@code gcra.lua} says what each is): policy count, kind, decides,
-     * charge, cost, bandwidth count, interval in the bucket's units, units per µs, capacity. The references call
-     * the script with these, so that they measure the call Sluice makes.
-     */
-    static List<String> gcraArgs(long tokens, java.time.Duration period) {
-        var bandwidth = new dev.sluice.internal.config.Bandwidth(tokens, period, tokens);
-        return List.of("1", "bucket", "1", "if-all-admit", "1", "1", String.valueOf(bandwidth.intervalUnits()),
-                String.valueOf(bandwidth.unitsPerMicro()), String.valueOf(tokens));
+        args = dev.sluice.bench.servlet.GcraArgs.of(tokens, period);
     }
 
     @Override

@@ -38,7 +38,7 @@ final class RedisBenchmarkRunner {
         // per-request random number below -r.
         String key = hot ? "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-0}"
                 : "sluice:rl:{" + SluiceRateLimitClient.POLICY + ":user-__rand_int__}";
-        List<String> args = RawEvalshaClient.gcraArgs(BenchEnv.RATE_TOKENS, BenchEnv.RATE_PERIOD);
+        List<String> args = dev.sluice.bench.servlet.GcraArgs.of(BenchEnv.RATE_TOKENS, BenchEnv.RATE_PERIOD);
         admits(sha, args);
         List<String> command = new ArrayList<>(List.of("EVALSHA", sha, "1", key));
         command.addAll(args);

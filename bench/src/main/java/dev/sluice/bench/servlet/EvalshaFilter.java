@@ -1,6 +1,5 @@
 package dev.sluice.bench.servlet;
 
-import dev.sluice.internal.config.Bandwidth;
 import dev.sluice.internal.redis.LuaScript;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -48,12 +47,7 @@ public class EvalshaFilter implements Filter {
         pool.setMaxIdle(64);
         jedis = RedisClient.builder().hostAndPort(uri.getHost(), uri.getPort()).poolConfig(pool).build();
         sha = jedis.scriptLoad(LuaScript.bundled("gcra").source());
-        long tokens = 1_000_000;
-        Bandwidth bandwidth = new Bandwidth(tokens, Duration.ofSeconds(1), tokens);
-        // gcra.lua's ARGV for one enforced policy of one bandwidth (its header says what each is), as the hot-key
-        // benchmark's jedis-evalsha reference sends them.
-        args = List.of("1", "bucket", "1", "if-all-admit", "1", "1", String.valueOf(bandwidth.intervalUnits()),
-                String.valueOf(bandwidth.unitsPerMicro()), String.valueOf(tokens));
+        args = GcraArgs.of(1_000_000, Duration.ofSeconds(1));
     }
 
     @Override
